@@ -1,0 +1,44 @@
+// swift-tools-version:6.1
+// Loom: a local LLM inference engine for Linux with true guided generation.
+//
+// Data flows one way: CTensor ← Engine ← Provider → Grammar.
+// No target uses unsafeFlags: SIMD is chosen at run time (CPUID + OS state checks) through
+// per-function `__attribute__((target(...)))`, so the package stays consumable by version.
+import PackageDescription
+
+let package = Package(
+    name: "Loom",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "LoomJSON", targets: ["LoomJSON"]),
+        .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "Grammar", targets: ["Grammar"]),
+        .library(name: "Provider", targets: ["Provider"]),
+        .executable(name: "loom", targets: ["loom"]),
+    ],
+    targets: [
+        // C kernels: block formats, quantized products, norms, RoPE, softmax, sampling, thread pool.
+        // OpenBLAS is loaded at run time (see blas.c) so that its core type can be chosen
+        // before it initialises; only libdl/libpthread/libm are linked here.
+        .target(
+            name: "CTensor",
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread"), .linkedLibrary("dl")]
+        ),
+        // Order-preserving, lossless JSON shared by every layer (schemas, templates, CLI, HTTP).
+        .target(name: "LoomJSON"),
+        .target(name: "Engine", dependencies: ["CTensor", "LoomJSON"]),
+        .target(name: "Grammar", dependencies: ["CTensor", "LoomJSON"]),
+        .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON"]),
+        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON"]),
+
+        .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
+        .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "GrammarTests", dependencies: ["Grammar"]),
+        .testTarget(name: "ProviderTests", dependencies: ["Provider"]),
+        // Suites that run real models end to end (the default model and ../shared models).
+        .testTarget(name: "EndToEndTests", dependencies: ["Engine", "Grammar", "Provider"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

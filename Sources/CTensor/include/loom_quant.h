@@ -1,0 +1,66 @@
+// loom_quant.h — tensor element types and the products Loom computes against them.
+//
+// Type ids are ggml's `ggml_type` ids, so a GGUF tensor's type field maps 1:1.
+// Weights are row-major in their file format: a matrix of `n_rows` rows, each row `n_cols`
+// elements long along ggml's ne[0], stored as loom_row_bytes(type, n_cols) bytes.
+// Activations are F32. Kernels never allocate; callers own every buffer.
+#ifndef LOOM_QUANT_H
+#define LOOM_QUANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Element types, numbered as ggml numbers them.
+typedef enum loom_type {
+    LOOM_TYPE_F32  = 0,
+    LOOM_TYPE_F16  = 1,
+    LOOM_TYPE_Q4_0 = 2,
+    LOOM_TYPE_Q4_1 = 3,
+    LOOM_TYPE_Q5_0 = 6,
+    LOOM_TYPE_Q5_1 = 7,
+    LOOM_TYPE_Q8_0 = 8,
+    LOOM_TYPE_Q8_1 = 9,
+    LOOM_TYPE_Q2_K = 10,
+    LOOM_TYPE_Q3_K = 11,
+    LOOM_TYPE_Q4_K = 12,
+    LOOM_TYPE_Q5_K = 13,
+    LOOM_TYPE_Q6_K = 14,
+    LOOM_TYPE_Q8_K = 15,
+    LOOM_TYPE_BF16 = 30,
+} loom_type;
+
+/// True when Loom can dequantize and multiply by tensors of this type id.
+bool loom_type_supported(int type);
+/// ggml's name for the type ("Q4_K", "F32", …), or NULL for ids Loom does not know.
+const char *loom_type_name(int type);
+/// Elements per block (1 for F32/F16/BF16, 32 for Q4_0…Q8_1, 256 for K-quants).
+int64_t loom_type_block_elems(int type);
+/// Bytes per block.
+size_t loom_type_block_bytes(int type);
+/// Bytes of one row of `n` elements (n must be a multiple of the block size).
+size_t loom_row_bytes(int type, int64_t n);
+
+/// Dequantize `n` elements (a whole number of blocks) from `src` into `dst`.
+void loom_dequantize_row(int type, const void *src, float *dst, int64_t n);
+
+/// y[r] = dot(row r of W, x) for r in [r_begin, r_end).
+/// W has rows of `n_cols` elements, `row_bytes` apart; x has n_cols floats; y is indexed by r.
+/// Single-threaded over the given row range; the caller splits rows across threads.
+void loom_matvec(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                 const float *x, float *y, int64_t r_begin, int64_t r_end);
+
+/// Y[b*ldy + r] = dot(row r of W, X[b*ldx ...]) for b in [0, n_batch), r in [r_begin, r_end).
+/// The batched form of loom_matvec, used for prompt batches below the BLAS threshold.
+void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                 const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
+                 int64_t r_begin, int64_t r_end);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

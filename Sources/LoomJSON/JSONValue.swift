@@ -1,0 +1,134 @@
+/// A JSON value that keeps what generic decoders lose: object key order, duplicate-free
+/// insertion-ordered members, and numbers exactly as written.
+///
+/// Loom passes arbitrary JSON Schema between layers (schemas, tool parameters, HTTP bodies),
+/// renders `tojson` in chat templates, and prints CLI output; all of these need a lossless,
+/// order-preserving representation, so every module shares this one type.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// A number, kept as its literal text so that decode → encode is lossless.
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    /// Members in document order. Keys are unique (the parser rejects duplicates).
+    case object(JSONObject)
+
+    /// The value if it is a string.
+    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    /// The value if it is a boolean.
+    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    /// The value as a `Double` if it is a number.
+    public var doubleValue: Double? { if case .number(let n) = self { return n.doubleValue }; return nil }
+    /// The value as an `Int` if it is a number with an exact integer value that fits.
+    public var intValue: Int? { if case .number(let n) = self { return n.intValue }; return nil }
+    /// The elements if the value is an array.
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+    /// The members if the value is an object.
+    public var objectValue: JSONObject? { if case .object(let o) = self { return o }; return nil }
+    /// True for `null`.
+    public var isNull: Bool { if case .null = self { return true }; return false }
+
+    /// Member lookup on objects (nil for other values or a missing key).
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+}
+
+/// A JSON number as written in the source text (or produced from a Swift number).
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The literal, e.g. `-1.50e3`.
+    public let literal: String
+
+    /// Wraps a literal that is already valid JSON number syntax.
+    public init(literal: String) { self.literal = literal }
+    /// An integer.
+    public init(_ value: Int) { literal = String(value) }
+    /// A floating-point value, written the shortest way that round-trips (integers without `.0`).
+    public init(_ value: Double) {
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+            literal = String(Int(value))
+        } else {
+            literal = "\(value)"
+        }
+    }
+
+    /// The value as a `Double` (possibly rounded).
+    public var doubleValue: Double { Double(literal) ?? .nan }
+    /// The value as an `Int` when it is an exact integer that fits.
+    public var intValue: Int? {
+        if let i = Int(literal) { return i }
+        let d = doubleValue
+        guard d.isFinite, d == d.rounded(), abs(d) < 9.0e18 else { return nil }
+        return Int(d)
+    }
+    /// True when the literal has no fraction or exponent part.
+    public var isIntegerLiteral: Bool { !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
+    public var description: String { literal }
+
+    /// Numbers compare by value, so `1.0` equals `1` (JSON Schema's `const`/`enum` rule).
+    public static func == (a: JSONNumber, b: JSONNumber) -> Bool {
+        if a.literal == b.literal { return true }
+        if let x = Int(a.literal), let y = Int(b.literal) { return x == y }
+        return a.doubleValue == b.doubleValue
+    }
+    public func hash(into hasher: inout Hasher) {
+        if let i = intValue { hasher.combine(Double(i)) } else { hasher.combine(doubleValue) }
+    }
+}
+
+/// An insertion-ordered JSON object.
+public struct JSONObject: Sendable, Hashable, Sequence {
+    /// Keys in order.
+    public private(set) var keys: [String] = []
+    private var values: [String: JSONValue] = [:]
+
+    /// An empty object.
+    public init() {}
+    /// An object from ordered pairs; a later duplicate key replaces the earlier value in place.
+    public init(_ pairs: [(String, JSONValue)]) {
+        for (k, v) in pairs { self[k] = v }
+    }
+
+    /// Number of members.
+    public var count: Int { keys.count }
+    /// True when the object has no members.
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// Reads or writes a member; writing a new key appends it, writing nil removes it.
+    public subscript(key: String) -> JSONValue? {
+        get { values[key] }
+        set {
+            if let newValue {
+                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
+            } else if values.removeValue(forKey: key) != nil {
+                keys.removeAll { $0 == key }
+            }
+        }
+    }
+
+    /// Members in order.
+    public var members: [(key: String, value: JSONValue)] { keys.map { ($0, values[$0]!) } }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
+        members.makeIterator()
+    }
+
+    /// Objects compare as JSON does: same keys and values, order ignored.
+    public static func == (a: JSONObject, b: JSONObject) -> Bool { a.values == b.values }
+    public func hash(into hasher: inout Hasher) { hasher.combine(values) }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(JSONNumber(value)) }
+    public init(floatLiteral value: Double) { self = .number(JSONNumber(value)) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
+}

@@ -1,0 +1,2 @@
+import Testing
+@Suite struct EndToEndTestsPlaceholder { @Test func builds() {} }

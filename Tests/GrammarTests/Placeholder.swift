@@ -1,0 +1,2 @@
+import Testing
+@Suite struct GrammarTestsPlaceholder { @Test func builds() {} }

@@ -1,0 +1,2 @@
+import Testing
+@Suite struct ProviderTestsPlaceholder { @Test func builds() {} }
