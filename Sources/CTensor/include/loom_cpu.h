@@ -1,0 +1,53 @@
+// loom_cpu.h — what this CPU can run, and which kernel tier Loom uses.
+//
+// A feature counts only when the CPU reports it *and* the OS has enabled its register state
+// (XCR0 via XGETBV for AVX/AVX-512; arch_prctl permission for AMX). Kernels come in three tiers
+// (scalar, AVX2+FMA, AVX-512); `loom_isa_active` picks the best usable one, or the level forced by
+// the LOOM_ISA environment variable (scalar|avx2|avx512), never above what the machine supports.
+#ifndef LOOM_CPU_H
+#define LOOM_CPU_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Kernel tiers, in increasing order of capability.
+typedef enum loom_isa {
+    LOOM_ISA_SCALAR = 0,
+    LOOM_ISA_AVX2 = 1,    ///< AVX2 + FMA + F16C
+    LOOM_ISA_AVX512 = 2,  ///< AVX-512 F/BW/VL/DQ (+ VNNI when present)
+} loom_isa;
+
+/// Usable CPU features (reported by CPUID and enabled by the OS).
+typedef struct loom_cpu_features {
+    bool sse3, ssse3, avx, avx2, fma, f16c;
+    bool avx512f, avx512bw, avx512vl, avx512dq, avx512vnni, avx512bf16;
+    bool avx_vnni;
+    /// AMX tiles reported by CPUID *and* granted by the kernel (ARCH_REQ_XCOMP_PERM).
+    bool amx;
+    /// AMX reported by CPUID, whether or not the kernel grants it.
+    bool amx_reported;
+} loom_cpu_features;
+
+/// The usable features of this machine (detected once, then cached; thread-safe).
+const loom_cpu_features *loom_cpu_features_get(void);
+
+/// The best tier this machine supports.
+loom_isa loom_isa_best(void);
+
+/// The tier kernels use: `loom_isa_best()`, lowered by LOOM_ISA or `loom_isa_set`.
+loom_isa loom_isa_active(void);
+
+/// Forces the active tier (clamped to `loom_isa_best()`); returns the tier now active.
+/// For tests and benchmarks that compare tiers; not meant to be called while kernels run.
+loom_isa loom_isa_set(loom_isa isa);
+
+/// "scalar", "avx2" or "avx512".
+const char *loom_isa_name(loom_isa isa);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
