@@ -49,15 +49,14 @@ public final class GGUFFile: @unchecked Sendable {
     /// Size of the file in bytes.
     public let fileSize: Int
 
-    private let mapping: UnsafeRawPointer?
+    private let mapping: UnsafeRawPointer
     private let tensorIndex: [String: Int]
 
     /// Arrays may nest, but real files nest at most once; this bounds recursion on hostile input.
     static let maximumNesting = 8
 
     /// Maps and parses the file at `path`.
-    public init(path: String) throws(ModelLoadError) {
-        self.path = path
+    public convenience init(path: String) throws(ModelLoadError) {
         let fd = open(path, O_RDONLY)
         if fd < 0 { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -65,32 +64,50 @@ public final class GGUFFile: @unchecked Sendable {
         if fstat(fd, &st) != 0 { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         if (st.st_mode & S_IFMT) != S_IFREG { throw .unreadable(path: path, reason: "not a regular file") }
         let size = Int(st.st_size)
-        fileSize = size
         if size == 0 { throw .truncated(offset: 0, needed: 4, what: "magic") }
         guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
             throw .unreadable(path: path, reason: "mmap failed: \(String(cString: strerror(errno)))")
         }
-        let base = UnsafeRawPointer(p)
+        try self.init(name: path, mapping: p, size: size)
+    }
+
+    /// Parses a GGUF image held in memory (copied into a private anonymous mapping), for
+    /// tests, fuzzing and files that arrive over other channels than the file system.
+    public convenience init(bytes: [UInt8], name: String = "<memory>") throws(ModelLoadError) {
+        if bytes.isEmpty { throw .truncated(offset: 0, needed: 4, what: "magic") }
+        guard let p = mmap(nil, bytes.count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              p != MAP_FAILED else {
+            throw .unreadable(path: name, reason: "cannot allocate \(bytes.count) bytes")
+        }
+        bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+        try self.init(name: name, mapping: p, size: bytes.count)
+    }
+
+    /// Takes ownership of a mapping: parses it, and unmaps it if parsing fails.
+    private init(name: String, mapping p: UnsafeMutableRawPointer, size: Int) throws(ModelLoadError) {
+        let parsed: Parsed
         do {
-            let parsed = try GGUFFile.parse(base: base, size: size)
-            version = parsed.version
-            metadataKeys = parsed.keys
-            metadata = parsed.metadata
-            tensors = parsed.tensors
-            alignment = parsed.alignment
-            dataOffset = parsed.dataOffset
+            parsed = try GGUFFile.parse(base: UnsafeRawPointer(p), size: size)
         } catch {
             munmap(p, size)
             throw error
         }
-        mapping = base
+        path = name
+        fileSize = size
+        version = parsed.version
+        metadataKeys = parsed.keys
+        metadata = parsed.metadata
+        tensors = parsed.tensors
+        alignment = parsed.alignment
+        dataOffset = parsed.dataOffset
+        mapping = UnsafeRawPointer(p)
         var index: [String: Int] = [:]
         for (i, t) in tensors.enumerated() { index[t.name] = i }
         tensorIndex = index
     }
 
     deinit {
-        if let mapping { munmap(UnsafeMutableRawPointer(mutating: mapping), fileSize) }
+        munmap(UnsafeMutableRawPointer(mutating: mapping), fileSize)
     }
 
     /// The tensor named `name`, if present.
@@ -100,7 +117,7 @@ public final class GGUFFile: @unchecked Sendable {
 
     /// A pointer to a tensor's data inside the mapping (valid while this object lives).
     public func data(for tensor: GGUFTensorInfo) -> UnsafeRawPointer {
-        mapping! + dataOffset + tensor.offset
+        mapping + dataOffset + tensor.offset
     }
 
     // MARK: - Parsing

@@ -22,6 +22,11 @@ enum SharedData {
     /// Absolute path of a file under `../shared`.
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
+    /// The bytes of a file under `../shared`.
+    static func bytes(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: root.appendingPathComponent(relative)))
+    }
+
     /// The default model (`models/default.gguf`).
     static var defaultModel: String { packageRoot.appendingPathComponent("models/default.gguf").path }
 
