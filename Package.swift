@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Grammar", targets: ["Grammar"]),
         .library(name: "Provider", targets: ["Provider"]),
+        .library(name: "ChatCompletions", targets: ["ChatCompletions"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .executable(name: "loom", targets: ["loom"]),
     ],
     targets: [
@@ -30,13 +32,20 @@ let package = Package(
         .target(name: "Engine", dependencies: ["CTensor", "LoomJSON"]),
         .target(name: "Grammar", dependencies: ["CTensor", "LoomJSON"]),
         .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON"]),
-        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON"]),
+        // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
+        // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
+        .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON"]),
+        // HTTPServer: a POSIX-socket HTTP/1.1 server with SSE streaming, used by `loom serve`.
+        .target(name: "HTTPServer", dependencies: ["LoomJSON"]),
+        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletions"]),
 
         .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine"]),
         .testTarget(name: "GrammarTests", dependencies: ["Grammar"]),
         .testTarget(name: "ProviderTests", dependencies: ["Provider"]),
+        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         // Suites that run real models end to end (the default model and ../shared models).
         .testTarget(name: "EndToEndTests", dependencies: ["Engine", "Grammar", "Provider"]),
     ],

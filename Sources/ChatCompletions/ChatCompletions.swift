@@ -1,0 +1,1 @@
+// ChatCompletions: OpenAI-compatible servers behind LanguageModelSession, streaming incrementally on Linux.

@@ -1,0 +1,2 @@
+import Testing
+@Suite struct ChatCompletionsTestsPlaceholder { @Test func builds() {} }

@@ -1,0 +1,2 @@
+import Testing
+@Suite struct HTTPServerTestsPlaceholder { @Test func builds() {} }
