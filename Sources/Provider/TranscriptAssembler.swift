@@ -236,7 +236,15 @@ struct TranscriptAssembler {
         if carriedUsage != nil || !carriedMetadata.isEmpty,
            let i = out.lastIndex(where: { if case .toolCalls = $0 { return true }; return false }),
            case .toolCalls(var t) = out[i] {
-            if t.usage == nil { t.usage = carriedUsage }
+            if let carried = carriedUsage {
+                // The response-scoped report is the executor's authoritative total; the entry's
+                // own usage may hold only delta credits, so keep the larger output count.
+                var merged = t.usage ?? carried
+                if merged.input == .init() { merged.input = carried.input }
+                merged.output.totalTokenCount = max(merged.output.totalTokenCount, carried.output.totalTokenCount)
+                merged.output.reasoningTokenCount = max(merged.output.reasoningTokenCount, carried.output.reasoningTokenCount)
+                t.usage = merged
+            }
             if t.metadata.isEmpty { t.metadata = carriedMetadata }
             out[i] = .toolCalls(t)
         }
