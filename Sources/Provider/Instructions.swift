@@ -1,7 +1,7 @@
 /// A value that can be part of a session's instructions.
 public protocol InstructionsRepresentable {
     /// The value as instructions.
-    @InstructionsBuilder var instructionsRepresentation: Instructions { get }
+    var instructionsRepresentation: Instructions { get }
 }
 
 /// What the developer tells the model about its role and rules (the system prompt).

@@ -157,11 +157,9 @@ extension LanguageModelSession {
 
     private func finishTurn(_ working: Transcript) throws {
         try state.withLock { state in
+            // Left for `failTurn` (via the thrown error) to settle, keeping the app's edit.
+            if state.mutatedWhileResponding { throw Error.transcriptMutationWhileResponding }
             state.isResponding = false
-            if state.mutatedWhileResponding {
-                state.mutatedWhileResponding = false
-                throw Error.transcriptMutationWhileResponding
-            }
             state.transcript = working
         }
     }

@@ -1,7 +1,7 @@
 /// A value that can be part of a prompt.
 public protocol PromptRepresentable {
     /// The value as a prompt.
-    @PromptBuilder var promptRepresentation: Prompt { get }
+    var promptRepresentation: Prompt { get }
 }
 
 /// What the user asks the model, as text and (for vision models) images.
