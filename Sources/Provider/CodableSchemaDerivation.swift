@@ -35,7 +35,7 @@ extension GenerationSchema {
         let recorder = SchemaRecorder()
         let (schema, _) = try recorder.derive(T.self)
         var document = schema
-        if case .object(var object) = document, object["title"] == nil {
+        if case .object(var object) = document, object["title"] == nil, object["type"] == .string("object") {
             var ordered = JSONObject([("title", .string(String(describing: T.self)))])
             for (k, v) in object { ordered[k] = v }
             object = ordered

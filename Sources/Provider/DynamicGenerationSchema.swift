@@ -104,8 +104,12 @@ extension GenerationSchema {
         }
         for dependency in dependencies {
             guard let name = dependency.name else { continue }
-            var body = try DynamicSchemaRenderer.render(dependency, references: &referenced, definitions: &definitions)
-            if case .object(var object) = body { object["title"] = .string(name); body = .object(object) }
+            var body: JSONValue = try DynamicSchemaRenderer.render(dependency, references: &referenced, definitions: &definitions)
+            if case .object(let object) = body {
+                var titled = JSONObject([("title", .string(name))])
+                for (k, v) in object { titled[k] = v }
+                body = .object(titled)
+            }
             definitions[name] = body
         }
         var rootBody = try DynamicSchemaRenderer.render(root, references: &referenced, definitions: &definitions)

@@ -2,9 +2,10 @@ import Foundation
 import LoomJSON
 
 /// Bridges `JSONValue` to `Codable` so schemas and generated content can travel through any
-/// `Encoder`/`Decoder`. Encoding keeps member order when the encoder does (Foundation's
-/// `JSONEncoder` does); decoding through `JSONDecoder` cannot recover order, which is why the
-/// lossless entry points (`GenerationSchema(jsonSchema:)`, `GeneratedContent(json:)`) take text.
+/// `Encoder`/`Decoder`. The value survives, but member order is up to the coder (Foundation's
+/// `JSONEncoder` on Linux does not keep insertion order), which is why the lossless paths
+/// (`GenerationSchema(jsonSchema:)`/`jsonString`, `GeneratedContent(json:)`/`jsonString`, and
+/// transcript persistence) carry JSON text.
 struct JSONValueCoding: Codable, Sendable {
     var value: JSONValue
 
