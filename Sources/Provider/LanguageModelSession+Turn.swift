@@ -87,9 +87,11 @@ extension LanguageModelSession {
                     if case .toolCalls(let t) = entry { return t.calls }
                     return []
                 }
-                let hasResponse = stepEntries.contains { if case .response = $0 { return true }; return false }
                 toolCalls += calls
-                if calls.isEmpty || tools.isEmpty || hasResponse || stepOptions.toolCallingMode?.kind == .disallowed {
+                // Text sent alongside tool calls ("Let me check…") does not end the turn: the
+                // tools run and the model is asked again. Without tools to run (none
+                // registered, or calling disallowed) the calls are returned as they are.
+                if calls.isEmpty || tools.isEmpty || stepOptions.toolCallingMode?.kind == .disallowed {
                     let text = recorder.assembler.withLock { $0.responseText }
                     let usage = stepEntries.reversed().lazy.compactMap { entry -> Transcript.Usage? in
                         if case .response(let r) = entry { return r.usage }

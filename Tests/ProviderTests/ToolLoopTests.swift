@@ -154,4 +154,33 @@ struct FailingTool: Tool {
         #expect(session.transcript.map(\.kindName) == ["instructions", "prompt", "toolCalls", "toolOutput", "response"])
         #expect(session.transcript[2].toolCallsValue?.usage?.input.totalTokenCount == 14)
     }
+
+    @Test func `text sent with tool calls does not end the turn`() async throws {
+        let model = MockLanguageModel(steps: [
+            [.text("Let me check. "), .toolCall(id: "c", name: "weather", arguments: "{\"city\":\"Lima\"}")],
+            [.text("Mild.")],
+        ])
+        let session = LanguageModelSession(model: model, tools: [WeatherTool()])
+        let response = try await session.respond(to: "x")
+        #expect(response.content == "Mild.")
+        #expect(session.transcript.map(\.kindName) ==
+                ["instructions", "prompt", "response", "toolCalls", "toolOutput", "response"])
+    }
+
+    @Test func `with tool calling disallowed, calls are returned without running tools`() async throws {
+        let model = MockLanguageModel(steps: [[.toolCall(id: "c", name: "weather", arguments: "{\"city\":\"Lima\"}")], [.text("no")]])
+        let tool = WeatherTool()
+        let session = LanguageModelSession(model: model, tools: [tool])
+        let response = try await session.respond(to: "x", options: GenerationOptions(toolCallingMode: .disallowed))
+        #expect(response.content == "")
+        #expect(response.toolCalls.map(\.toolName) == ["weather"])
+        #expect(tool.log.cities.withLock { $0 }.isEmpty)
+        #expect(MockRegistry.get(model.tag).requests.count == 1)
+    }
+
+    @Test func `a session without tools returns the model's tool calls`() async throws {
+        let model = MockLanguageModel(steps: [[.toolCall(id: "c", name: "search", arguments: "{\"q\":\"swift\"}")]])
+        let response = try await LanguageModelSession(model: model).respond(to: "x")
+        #expect(response.toolCalls.first?.arguments.jsonString == #"{"q":"swift"}"#)
+    }
 }
