@@ -6,7 +6,7 @@ extension GeneratedContent {
     /// Thrown for invalid or truncated JSON (for example when `maximumResponseTokens` cut an
     /// object short) and for content missing a required property. `rawContent` holds the
     /// model's actual output — log it, it is the only way to see what went wrong.
-    public struct ParsingError: Error, LocalizedError, Sendable, CustomDebugStringConvertible {
+    public struct ParsingError: Error, LocalizedError, CustomNSError, Sendable, CustomDebugStringConvertible {
         /// The model's output, exactly as generated.
         public var rawContent: String
         /// The error that caused the failure, if any (a JSON or decoding error).
@@ -23,5 +23,10 @@ extension GeneratedContent {
 
         /// The explanation, for `LocalizedError`.
         public var errorDescription: String? { debugDescription }
+
+        /// `FoundationModels.GeneratedContent.ParsingError`, as Apple's bridge reports it.
+        public static var errorDomain: String { "FoundationModels.GeneratedContent.ParsingError" }
+        /// Always 1, as observed on Apple's platforms.
+        public var errorCode: Int { 1 }
     }
 }

@@ -105,12 +105,16 @@ public final class LanguageModelSession: @unchecked Sendable {
     }
 
     /// Asks the executor to prepare for a request whose prompt starts with `promptPrefix`
-    /// (load weights, prefill the instructions). Returns immediately; failures are ignored,
-    /// as prewarming is only a hint.
+    /// (load weights, prefill the instructions). Returns immediately: building the executor
+    /// (which may load a model) and its `prewarm` run in a background task, and a request
+    /// made meanwhile waits for that same executor rather than building a second one.
+    /// Failures are ignored, as prewarming is only a hint.
     public func prewarm(promptPrefix: Prompt? = nil) {
         var transcript = self.transcript
         if let promptPrefix { transcript.append(.prompt(Transcript.Prompt(segments: promptPrefix.segments))) }
-        driver.prewarm(transcript: transcript, store: executors)
+        let driver = self.driver
+        let executors = self.executors
+        Task.detached(priority: .utility) { driver.prewarm(transcript: transcript, store: executors) }
     }
 }
 

@@ -49,4 +49,22 @@ import Testing
         #expect(GeneratedContent(kind: .structure(properties: ["b": GeneratedContent(kind: .bool(true))], orderedKeys: ["b"])).jsonString
                 == #"{"b":true}"#)
     }
+
+    @Test func `content is Codable and ParsingError bridges like Apple's`() throws {
+        let content = try GeneratedContent(json: #"{"a":[1,2.5,"x"],"b":null}"#)
+        let decoded = try JSONDecoder().decode(GeneratedContent.self, from: JSONEncoder().encode(content))
+        #expect(decoded == content)
+        let error = GeneratedContent.ParsingError(rawContent: "{", debugDescription: "cut")
+        #expect((error as NSError).domain == "FoundationModels.GeneratedContent.ParsingError")
+        #expect((error as NSError).code == 1)
+        #expect((LanguageModelError.unsupportedGenerationGuide(.init(debugDescription: "x")) as NSError).code == 6)
+    }
+
+    @Test func `executor metadata of any Codable type converts to generated content`() {
+        struct Tag: Codable, Equatable, Sendable { var id: Int; var label: String }
+        let converted = TranscriptAssembler.convert(["n": 3, "tag": Tag(id: 1, label: "a"), "list": [1, 2]])
+        #expect(converted["n"]?.jsonString == "3")
+        #expect(converted["tag"]?.jsonString == #"{"id":1,"label":"a"}"# || converted["tag"]?.jsonString == #"{"label":"a","id":1}"#)
+        #expect(converted["list"]?.jsonString == "[1,2]")
+    }
 }

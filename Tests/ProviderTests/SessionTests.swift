@@ -99,6 +99,8 @@ import Testing
         let model = MockLanguageModel(text: ["ok"])
         let session = LanguageModelSession(model: model, instructions: "Rules")
         session.prewarm(promptPrefix: Prompt("Summarise:"))
+        // prewarm returns at once and works in the background; wait for it to land.
+        for _ in 0..<5000 where MockRegistry.get(model.tag).prewarmed == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         let stats = MockRegistry.get(model.tag)
         #expect(stats.prewarmed == 1)
         #expect(stats.prewarmTranscripts.first?.map(\.kindName) == ["instructions", "prompt"])

@@ -183,4 +183,26 @@ struct FailingTool: Tool {
         let response = try await LanguageModelSession(model: model).respond(to: "x")
         #expect(response.toolCalls.first?.arguments.jsonString == #"{"q":"swift"}"#)
     }
+
+    @Test func `a LanguageModelError thrown inside a tool arrives wrapped in ToolCallError`() async throws {
+        struct Nested: Tool {
+            struct Arguments: Decodable, Generable {
+                static var generationSchema: GenerationSchema { GenerationSchema(type: Arguments.self, properties: []) }
+            }
+            let name = "nested"
+            let description = "Calls a model that times out."
+            func call(arguments: Arguments) async throws -> String {
+                throw LanguageModelError.timeout(.init(debugDescription: "inner"))
+            }
+        }
+        let model = MockLanguageModel(steps: [[.toolCall(id: "c", name: "nested", arguments: "")], [.text("x")]])
+        do {
+            _ = try await LanguageModelSession(model: model, tools: [Nested()]).respond(to: "x")
+            Issue.record("expected ToolCallError")
+        } catch let error as LanguageModelSession.ToolCallError {
+            guard case LanguageModelError.timeout? = error.underlyingError as? LanguageModelError else {
+                Issue.record("underlying error lost"); return
+            }
+        }
+    }
 }
