@@ -28,8 +28,10 @@ extension LanguageModelSession {
     /// A response delivered as snapshots while the executor produces it.
     ///
     /// Iterating starts the request; each snapshot is yielded as soon as the executor's event
-    /// arrives (nothing is buffered until the end). Cancelling the iterating task, or
-    /// dropping the iterator, cancels the request and its executor call.
+    /// arrives (nothing is buffered until the end). Cancelling the iterating task cancels the
+    /// request and its executor call; an iteration abandoned without cancellation lets the
+    /// request run to completion. A stream runs its request once: iterate it from one task,
+    /// then `collect()` returns the same outcome.
     public struct ResponseStream<Content: Generable>: AsyncSequence, Sendable {
         /// The response so far.
         public struct Snapshot: Sendable {
