@@ -103,4 +103,31 @@ import Testing
         #expect(schema["properties"]?["inner"]?["$ref"] == "#/$defs/Leaf")
         #expect(schema["properties"]?["list"]?["items"]?["$ref"] == "#/$defs/Leaf")
     }
+
+    @Test func `hand-written schemas apply guides and choices`() throws {
+        struct Mood: Generable {
+            static var generationSchema: GenerationSchema { GenerationSchema(type: Mood.self, anyOf: ["calm", "busy"]) }
+            init(_ content: GeneratedContent) throws {}
+        }
+        struct Either: Generable {
+            static var generationSchema: GenerationSchema { GenerationSchema(type: Either.self, anyOf: [Mood.self, Int.self]) }
+            init(_ content: GeneratedContent) throws {}
+        }
+        struct Card: Generable {
+            static var generationSchema: GenerationSchema {
+                GenerationSchema(type: Card.self, properties: [
+                    .init(name: "kind", type: String.self, guides: [.constant("card")]),
+                    .init(name: "scores", description: "Per round", type: [Int].self,
+                          guides: [.count(3), .element(.range(0...10))]),
+                    .init(name: "note", type: String?.self),
+                    .init(name: "mood", type: Mood.self),
+                ])
+            }
+            init(_ content: GeneratedContent) throws {}
+        }
+        #expect(Mood.generationSchema.jsonString == #"{"title":"Mood","type":"string","enum":["calm","busy"]}"#)
+        #expect(Either.generationSchema.jsonSchema["anyOf"]?.arrayValue?.count == 2)
+        let card = Card.generationSchema
+        #expect(card.jsonString == #"{"title":"Card","type":"object","properties":{"kind":{"type":"string","const":"card"},"scores":{"type":"array","items":{"type":"integer","minimum":0,"maximum":10},"description":"Per round","minItems":3,"maxItems":3},"note":{"type":"string"},"mood":{"type":"string","enum":["calm","busy"]}},"required":["kind","scores","mood"],"additionalProperties":false}"#)
+    }
 }
