@@ -1,2 +1,0 @@
-import Testing
-@Suite struct ProviderTestsPlaceholder { @Test func builds() {} }
