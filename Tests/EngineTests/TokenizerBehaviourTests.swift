@@ -103,6 +103,15 @@ import Testing
         var bytes: [UInt8] = []
         gpt2.withTokenBytes(995) { bytes = Array($0) }
         #expect(bytes == Array(" world".utf8))
+
+        for t in [spm, gpt2] {
+            let plain = t.tokenByteTable(), special = t.tokenByteTable(renderSpecial: true)
+            #expect(plain.count == t.vocabularySize && special.count == t.vocabularySize)
+            for id in 0..<t.vocabularySize {
+                #expect(Array(plain[id]) == t.tokenBytes(Int32(id)))
+                if t.tokenAttributes(Int32(id)).isDisjoint(with: [.control, .unknown]) { #expect(plain[id] == special[id]) }
+            }
+        }
     }
 
     @Test func specialTokensAndDefaults() throws {
