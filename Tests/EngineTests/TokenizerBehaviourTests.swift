@@ -136,4 +136,13 @@ import Testing
         #expect(spm.bos == 1 && spm.eos == 2 && spm.unknown == 0 && spm.endOfGenerationTokens == [2])
         #expect(spm.tokenType(0) == .unknown && spm.tokenType(1) == .control && spm.tokenType(13) == .byte)
     }
+
+    /// llama.cpp classifies characters by Unicode 15.1; one assigned later (U+1C89, Unicode 16) is
+    /// "unassigned" there, so it must not join a word of letters even though Swift knows it as one.
+    @Test func classifiesByLlamaCppUnicodeVersion() throws {
+        let age = Unicode.Scalar(0x1C89)!.properties.age
+        #expect(age.map { $0.major >= 16 } ?? false)
+        let t = try Self.tokenizer("gpt-2")
+        #expect(t.encode("a\u{1C89}b") == t.encode("a") + t.encode("\u{1C89}") + t.encode("b"))
+    }
 }
