@@ -264,3 +264,27 @@ public final class Tokenizer: Sendable {
         return vocabulary.scores[Int(id)]
     }
 }
+
+extension Tokenizer {
+    /// The words a byte-level BPE pre-tokenizer cuts `text` into, before any merging and without
+    /// special-token splitting. For inspecting and testing pre-tokenizers.
+    /// - Parameter name: a `tokenizer.ggml.pre` value (`llama-bpe`, `qwen2`, …).
+    public static func preTokenize(_ text: String, preTokenizer name: String) throws(TokenizerError) -> [String] {
+        let pre = try PreTokenizer(name: name)
+        var scalars = ScalarText()
+        var ends: [Int32] = [], scratch: [Int32] = []
+        var copy = text
+        return copy.withUTF8 { bytes in
+            scalars.load(bytes)
+            pre.split(scalars, into: &ends, scratch: &scratch)
+            var words: [String] = []
+            var start = 0
+            for end in ends {
+                let a = Int(scalars.offsets[start]), b = Int(scalars.offsets[Int(end)])
+                words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[a..<b]), as: UTF8.self))
+                start = Int(end)
+            }
+            return words
+        }
+    }
+}
