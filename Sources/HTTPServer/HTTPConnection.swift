@@ -94,7 +94,25 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func respondAndClose(_ response: HTTPResponse) {
-        _ = Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: false, chunked: false))
+        guard Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: false, chunked: false)) else { return }
+        lingeringClose()
+    }
+
+    /// Closing with unread request bytes queued makes the kernel send RST, which can destroy
+    /// the error response before the client reads it. So: half-close, then discard what the
+    /// client is still sending (bounded in bytes and time) until it sees our FIN and stops.
+    private func lingeringClose() {
+        shutdown(fd, Int32(SHUT_WR))
+        let deadline = ContinuousClock.now + .seconds(2)
+        var discarded = 0
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        while discarded < 4 * 1024 * 1024 {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            if Socket.poll(&fds, deadline: deadline) <= 0 { return }
+            let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return }
+            discarded += n
+        }
     }
 
     // MARK: - Serving
@@ -158,6 +176,8 @@ final class HTTPConnection: @unchecked Sendable {
                     switch item {
                     case .head(let response):
                         headSent = true
+                        // A stop that began while the handler ran turns keep-alive off.
+                        if server.isStopping { keepAlive = false }
                         switch response.body {
                         case .full(let bytes):
                             exchange.close()

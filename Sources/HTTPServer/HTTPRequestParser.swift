@@ -111,6 +111,7 @@ public struct HTTPRequestParser: Sendable {
             switch state {
             case .head:
                 guard let end = try findHeadEnd() else { return nil }
+                guard end - start <= limits.maxHeaderBytes else { throw .headersTooLarge }
                 let parsed = try Self.parseHead(buffer[start..<end], limits: limits)
                 start = end
                 scanned = end
