@@ -154,7 +154,7 @@ enum Socket {
     }
 }
 
-/// A self-pipe: writing a byte wakes a thread blocked in poll(2) on the read end.
+/// A self-pipe (as a socketpair): writing a byte wakes a thread blocked in poll(2) on the read end.
 final class WakePipe: @unchecked Sendable {
     // @unchecked: the two descriptors are immutable after init; closing is done once by the owner
     // after every writer has been fenced off (see ResponseExchange.close).
@@ -162,8 +162,12 @@ final class WakePipe: @unchecked Sendable {
     let writeEnd: Int32
 
     init() throws(HTTPServerError) {
+        // A socketpair rather than pipe(2): send(MSG_NOSIGNAL) can never raise SIGPIPE, even if
+        // a bug elsewhere closed the read end.
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw HTTPServerError(operation: "pipe", reason: Socket.errorText()) }
+        guard socketpair(AF_UNIX, Socket.streamType, 0, &fds) == 0 else {
+            throw HTTPServerError(operation: "socketpair", reason: Socket.errorText())
+        }
         readEnd = fds[0]
         writeEnd = fds[1]
         for fd in fds {
@@ -175,7 +179,7 @@ final class WakePipe: @unchecked Sendable {
     /// Wakes the reader; a full pipe already means "readable", so EAGAIN is fine.
     func wake() {
         var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        _ = send(writeEnd, &byte, 1, Socket.sendFlags)
     }
 
     /// Empties the pipe so the next poll blocks again.

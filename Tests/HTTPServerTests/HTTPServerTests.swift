@@ -303,9 +303,11 @@ private func echoRoutes(_ r: inout HTTPRouter) {
     }
 
     @Test func requestTimeoutCancelsAndAnswers504() async throws {
+        let started = Gate()
         let cancelled = Gate()
-        try await withServer({ $0.requestTimeout = .milliseconds(50) }, routes: { r in
+        try await withServer({ $0.requestTimeout = .milliseconds(200) }, routes: { r in
             r.add("POST", "/gen") { _ in
+                started.open()
                 while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
                 cancelled.open()
                 return .text("late")
@@ -316,7 +318,9 @@ private func echoRoutes(_ r: inout HTTPRouter) {
             let r = try await c.readResponse()
             #expect(r.status == 504)
             #expect(try JSONValue(parsing: r.text)["error"]?["type"]?.stringValue == "timeout_error")
-            #expect(await cancelled.wait())
+            // On a loaded machine the deadline can pass before the handler starts; then it is
+            // (correctly) never started. If it did start, it must have been cancelled.
+            if started.isOpen { #expect(await cancelled.wait()) }
         }
     }
 

@@ -44,7 +44,8 @@ final class RawClient: @unchecked Sendable {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else { Glibc.close(fd); throw RawClientError(description: "connect failed: \(errno)") }
+        // No close here: a class whose stored properties are set runs deinit when init throws.
+        guard rc == 0 else { throw RawClientError(description: "connect failed: \(errno)") }
         var tv = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
