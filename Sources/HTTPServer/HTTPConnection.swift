@@ -15,6 +15,7 @@ final class HTTPConnection: @unchecked Sendable {
     private let server: HTTPServer
     private let stopPipe: WakePipe
     private var parser: HTTPRequestParser
+    private var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 
     init(fd: Int32, id: Int, server: HTTPServer, stopPipe: WakePipe) {
         self.fd = fd
@@ -44,7 +45,6 @@ final class HTTPConnection: @unchecked Sendable {
     /// or a parse error that has already been answered).
     private func readRequest() -> HTTPRequest? {
         let config = server.configuration
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var requestDeadline: ContinuousClock.Instant?
         var sentContinue = false
         let idleDeadline = ContinuousClock.now + config.idleTimeout
@@ -74,10 +74,10 @@ final class HTTPConnection: @unchecked Sendable {
                 return nil
             }
             if fds.count > 1 && fds[1].revents != 0 { return nil }
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return nil }
-            parser.append(buffer[0..<n])
+            parser.append(readBuffer[0..<n])
         }
     }
 

@@ -168,6 +168,13 @@ public struct HTTPRequestParser: Sendable {
         body = []
         head = nil
         state = .head
+        if start == buffer.count {
+            // Nothing pipelined behind this request: drop the storage so an idle keep-alive
+            // connection does not pin the capacity of its largest body.
+            buffer = []
+            start = 0
+            scanned = 0
+        }
         return request
     }
 

@@ -98,6 +98,38 @@ import Testing
         #expect(got == expected)
     }
 
+    /// Random bytes in random chunks: events or typed errors, never a trap; and chunking never
+    /// changes the result.
+    @Test func seededFuzzIsChunkingInvariant() throws {
+        var state: UInt64 = 0x55E
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let alphabet = Array("data: event:id:retry:\r\n\n\n: x[DONE]{}\u{0}".utf8) + [0xEF, 0xBB, 0xBF, 0xFF]
+        for _ in 0..<500 {
+            let bytes = (0..<Int(next() % 200)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
+            var whole = ServerSentEventParser(maximumEventBytes: 64)
+            let expected = Result { try whole.push(bytes) }
+            var chunked = ServerSentEventParser(maximumEventBytes: 64)
+            var got: [ServerSentEvent] = []
+            var failed: ServerSentEventError?
+            var i = 0
+            while i < bytes.count && failed == nil {
+                let n = 1 + Int(next() % 16)
+                do { got += try chunked.push(bytes[i..<min(bytes.count, i + n)]) } catch { failed = error }
+                i += n
+            }
+            switch expected {
+            case .success(let events): #expect(failed == nil && got == events)
+            case .failure(let error): #expect(failed == error as? ServerSentEventError)
+            }
+        }
+    }
+
     @Test func streamAdapterParsesChunksAsTheyArrive() async throws {
         let (chunks, feed) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         var iterator = ServerSentEventStream(chunks).makeAsyncIterator()

@@ -175,6 +175,20 @@ private func post(_ url: URL, _ body: String = "{}") -> URLRequest {
         }
     }
 
+    /// libcurl sends `Expect: 100-continue` for larger bodies; the round trip must still work.
+    @Test func largeRequestAndResponseBodies() async throws {
+        try await withLoopbackServer({ r in
+            r.add("POST", "/echo") { req in HTTPResponse(body: req.body) }
+        }) { base in
+            let payload = String(repeating: "0123456789abcdef", count: 20_000)
+            let response = try await StreamingHTTPClient().send(post(base.appendingPathComponent("echo"), payload))
+            #expect(response.statusCode == 200)
+            #expect(try await response.collectBody() == Array(payload.utf8))
+            let small = try await StreamingHTTPClient().send(post(base.appendingPathComponent("echo"), payload))
+            await #expect(throws: StreamingHTTPError.bodyTooLarge(limit: 1000)) { _ = try await small.collectBody(limit: 1000) }
+        }
+    }
+
     @Test func timeoutsAndTransportErrorsAreTyped() async throws {
         try await withLoopbackServer({ r in
             r.add("POST", "/hang") { _ in

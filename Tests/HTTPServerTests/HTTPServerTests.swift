@@ -371,6 +371,86 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         await stopped
     }
 
+    @Test func queuedClientThatDisconnectsLeavesTheQueue() async throws {
+        let firstStarted = Gate()
+        let release = Gate()
+        try await withServer({ $0.parallel = 1; $0.queue = 1 }, routes: { r in
+            r.add("POST", "/gen") { req in
+                if req.bodyText == "first" {
+                    firstStarted.open()
+                    await release.wait()
+                }
+                return .text(req.bodyText)
+            }
+        }) { server, port in
+            let a = try RawClient(port: port)
+            try await a.send("POST /gen HTTP/1.1\r\nContent-Length: 5\r\n\r\nfirst")
+            #expect(await firstStarted.wait())
+            let b = try RawClient(port: port)
+            try await b.send("POST /gen HTTP/1.1\r\nContent-Length: 6\r\n\r\nsecond")
+            let limit = ContinuousClock.now + .seconds(30)
+            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(server.queued == 1)
+            b.shutdownBoth()
+            while server.queued != 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(server.queued == 0)
+            // The freed queue entry is usable again.
+            let c = try RawClient(port: port)
+            try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 5\r\n\r\nthird")
+            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            release.open()
+            #expect(try await a.readResponse().text == "first")
+            #expect(try await c.readResponse().text == "third")
+        }
+    }
+
+    @Test func streamingToAnHTTP10ClientIsCloseDelimited() async throws {
+        try await withServer(routes: { r in
+            r.add("GET", "/stream") { _ in
+                .eventStream { w in
+                    try await w.sendEvent("a")
+                    try await w.sendEvent("b")
+                }
+            }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /stream HTTP/1.0\r\n\r\n")
+            let r = try await c.readResponse()
+            #expect(r.status == 200)
+            #expect(r.header("Transfer-Encoding") == nil)
+            #expect(r.header("Connection") == "close")
+            #expect(r.text == "data: a\n\ndata: b\n\n")
+        }
+    }
+
+    @Test func failingProducerLeavesTheChunkedBodyUnterminated() async throws {
+        struct Boom: Error {}
+        try await withServer(routes: { r in
+            r.add("GET", "/stream") { _ in
+                .eventStream { w in
+                    try await w.sendEvent("partial")
+                    throw Boom()
+                }
+            }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /stream HTTP/1.1\r\n\r\n")
+            _ = try await c.readHead()
+            #expect(String(decoding: try await c.readChunk(), as: UTF8.self) == "data: partial\n\n")
+            // No terminating zero-size chunk: the connection just ends.
+            await #expect(throws: (any Error).self) { _ = try await c.readChunk() }
+        }
+    }
+
+    @Test func largeBodiesRoundTrip() async throws {
+        try await withServer(routes: echoRoutes) { _, port in
+            let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let c = try RawClient(port: port)
+            try await c.send(Array("POST /echo HTTP/1.1\r\nContent-Length: \(payload.count)\r\n\r\n".utf8) + payload)
+            #expect(try await c.readResponse().body == payload)
+        }
+    }
+
     @Test func errorEnvelopeShape() throws {
         let r = HTTPResponse.error(status: 400, message: "bad \"input\"", type: "invalid_request_error", code: "x")
         #expect(r.status == 400)
