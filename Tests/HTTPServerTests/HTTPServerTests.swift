@@ -451,6 +451,26 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         }
     }
 
+    @Test func stopAfterTheGracePeriodCancelsHungHandlers() async throws {
+        let started = Gate()
+        let cancelled = Gate()
+        var router = HTTPRouter()
+        router.add("POST", "/gen") { _ in
+            started.open()
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+            cancelled.open()
+            return .text("cancelled")
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router)
+        let port = try server.start()
+        let c = try RawClient(port: port)
+        try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+        #expect(await started.wait())
+        await server.stop(gracePeriod: .zero)
+        #expect(await cancelled.wait())
+        #expect(try await c.readsEOF())
+    }
+
     @Test func errorEnvelopeShape() throws {
         let r = HTTPResponse.error(status: 400, message: "bad \"input\"", type: "invalid_request_error", code: "x")
         #expect(r.status == 400)
