@@ -16,6 +16,10 @@ final class HTTPConnection: @unchecked Sendable {
     private let stopPipe: WakePipe
     private var parser: HTTPRequestParser
     private var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+    // For the access log: the status of the response head sent for the current request, and
+    // how the exchange ended.
+    private var sentStatus: Int?
+    private var outcome = HTTPAccessRecord.Outcome.completed
 
     init(fd: Int32, id: Int, server: HTTPServer, stopPipe: WakePipe) {
         self.fd = fd
@@ -34,8 +38,15 @@ final class HTTPConnection: @unchecked Sendable {
         guard let wake = try? WakePipe() else { return }
         defer { wake.closeBoth() }
         while let request = readRequest() {
-            if !serve(request, wake: wake) { return }
-            if server.isStopping { return }
+            sentStatus = nil
+            outcome = .completed
+            let started = ContinuousClock.now
+            let keepGoing = serve(request, wake: wake)
+            if let log = server.accessLog {
+                log(HTTPAccessRecord(method: request.method, path: request.path, status: sentStatus, outcome: outcome,
+                                     duration: ContinuousClock.now - started))
+            }
+            if !keepGoing || server.isStopping { return }
         }
     }
 
@@ -94,6 +105,7 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func respondAndClose(_ response: HTTPResponse) {
+        server.accessLog?(HTTPAccessRecord(method: "", path: "", status: response.status, outcome: .rejected, duration: .zero))
         guard Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: false, chunked: false)) else { return }
         lingeringClose()
     }
@@ -148,7 +160,8 @@ final class HTTPConnection: @unchecked Sendable {
         let chunked = request.version == .http11
         var headSent = false
 
-        func abandon(_ remaining: ArraySlice<ResponseExchange.Item> = []) -> Bool {
+        func abandon(_ why: HTTPAccessRecord.Outcome, _ remaining: ArraySlice<ResponseExchange.Item> = []) -> Bool {
+            outcome = why
             task.cancel()
             for case .chunk(_, let c) in remaining { c.resume(throwing: HTTPStreamError.connectionClosed) }
             exchange.close()
@@ -161,12 +174,12 @@ final class HTTPConnection: @unchecked Sendable {
             fds[0].revents = 0
             fds[1].revents = 0
             let rc = Socket.poll(&fds, deadline: deadline)
-            if rc < 0 { return abandon() }
+            if rc < 0 { return abandon(.failed) }
             if rc == 0 {
                 if !headSent {
                     _ = sendFull(.error(status: 504, message: "Request timed out", type: "timeout_error", code: "timeout"), keepAlive: false)
                 }
-                return abandon()
+                return abandon(.timedOut)
             }
             if fds[1].revents != 0 {
                 wake.drain()
@@ -176,16 +189,21 @@ final class HTTPConnection: @unchecked Sendable {
                     switch item {
                     case .head(let response):
                         headSent = true
+                        sentStatus = response.status
                         // A stop that began while the handler ran turns keep-alive off.
                         if server.isStopping { keepAlive = false }
                         switch response.body {
                         case .full(let bytes):
                             exchange.close()
-                            return Socket.sendAll(fd, Self.serialize(response, body: bytes, keepAlive: keepAlive, chunked: false)) && keepAlive
+                            guard Socket.sendAll(fd, Self.serialize(response, body: bytes, keepAlive: keepAlive, chunked: false)) else {
+                                outcome = .failed
+                                return false
+                            }
+                            return keepAlive
                         case .stream:
                             if !chunked { keepAlive = false }
                             guard Socket.sendAll(fd, Self.serialize(response, body: nil, keepAlive: keepAlive, chunked: chunked)) else {
-                                return abandon(rest)
+                                return abandon(.failed, rest)
                             }
                         }
                     case .chunk(let bytes, let c):
@@ -193,19 +211,20 @@ final class HTTPConnection: @unchecked Sendable {
                             c.resume()
                         } else {
                             c.resume(throwing: HTTPStreamError.connectionClosed)
-                            return abandon(rest)
+                            return abandon(.failed, rest)
                         }
                     case .end(let failed):
                         exchange.close()
                         // A failed producer leaves the body unterminated so the client sees the
                         // truncation instead of a well-formed but incomplete stream.
+                        if failed { outcome = .failed }
                         if failed || !chunked { return false }
                         return Socket.sendAll(fd, Array("0\r\n\r\n".utf8)) && keepAlive
                     }
                 }
             }
             if fds[0].revents & (Socket.pollPeerClosed | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
-                return abandon()
+                return abandon(.clientDisconnected)
             }
         }
     }
@@ -259,7 +278,8 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func sendFull(_ response: HTTPResponse, keepAlive: Bool) -> Bool {
-        Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: keepAlive, chunked: false)) && keepAlive
+        sentStatus = response.status
+        return Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: keepAlive, chunked: false)) && keepAlive
     }
 
     // MARK: - Serialization

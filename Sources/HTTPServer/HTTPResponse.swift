@@ -56,13 +56,15 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: h, body: Array(value.serialized().utf8))
     }
 
-    /// An OpenAI-style error: `{"error": {"message", "type", "param": null, "code"}}`.
-    /// `code` defaults to nil (serialized as `null`), as OpenAI does for most errors.
-    public static func error(status: Int, message: String, type: String, code: String? = nil, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    /// An OpenAI-style error: `{"error": {"message", "type", "param", "code"}}`.
+    /// `code` and `param` default to nil (serialized as `null`), as OpenAI does for most errors;
+    /// `param` names the offending request field (e.g. `messages`).
+    public static func error(status: Int, message: String, type: String, code: String? = nil, param: String? = nil,
+                             headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         let inner = JSONObject([
             ("message", .string(message)),
             ("type", .string(type)),
-            ("param", .null),
+            ("param", param.map { JSONValue.string($0) } ?? .null),
             ("code", code.map { JSONValue.string($0) } ?? .null),
         ])
         return .json(.object(JSONObject([("error", .object(inner))])), status: status, headers: headers)

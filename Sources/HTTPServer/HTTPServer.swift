@@ -26,11 +26,15 @@ public final class HTTPServer: Sendable {
     let router: HTTPRouter
     let admission: AdmissionControl
     let state = ServerState()
+    let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
 
-    /// Creates a server; nothing is bound until `start()`.
-    public init(configuration: HTTPServerConfiguration, router: HTTPRouter) {
+    /// Creates a server; nothing is bound until `start()`. `accessLog`, when given, is called
+    /// on the connection's thread after every request (keep it quick and non-blocking).
+    public init(configuration: HTTPServerConfiguration, router: HTTPRouter,
+                accessLog: (@Sendable (HTTPAccessRecord) -> Void)? = nil) {
         self.configuration = configuration
         self.router = router
+        self.accessLog = accessLog
         self.admission = AdmissionControl(parallel: configuration.parallel, queue: configuration.queue)
     }
 
