@@ -13,6 +13,7 @@ public enum ChatCompletionsEndpointError: Error, Sendable, Equatable, CustomStri
     /// Not an absolute http(s) URL with a host.
     case invalidURL(String)
 
+    /// A one-line explanation.
     public var description: String {
         switch self {
         case .invalidURL(let u): "'\(u)' is not an http or https URL with a host"

@@ -9,6 +9,7 @@ public enum ServerSentEventError: Error, Sendable, Equatable, CustomStringConver
     /// One line or one event's data exceeded the parser's `maximumEventBytes`.
     case eventTooLarge(limit: Int)
 
+    /// A one-line explanation.
     public var description: String {
         switch self {
         case .eventTooLarge(let limit): "server-sent event larger than \(limit) bytes"

@@ -17,6 +17,7 @@ public enum StreamingHTTPError: Error, Sendable, Equatable, CustomStringConverti
     /// error code and description.
     case transport(code: Int, description: String)
 
+    /// A one-line explanation (never includes credentials or request bodies).
     public var description: String {
         switch self {
         case .unsupportedURL(let u): "unsupported URL '\(u)' (need http or https with a host)"

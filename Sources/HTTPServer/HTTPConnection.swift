@@ -20,6 +20,8 @@ final class HTTPConnection: @unchecked Sendable {
     // how the exchange ended.
     private var sentStatus: Int?
     private var outcome = HTTPAccessRecord.Outcome.completed
+    /// CORS headers added to every response head of the current request.
+    private var corsHeaders = HTTPHeaders()
 
     init(fd: Int32, id: Int, server: HTTPServer, stopPipe: WakePipe) {
         self.fd = fd
@@ -133,6 +135,22 @@ final class HTTPConnection: @unchecked Sendable {
     private func serve(_ request: HTTPRequest, wake: WakePipe) -> Bool {
         let config = server.configuration
         var keepAlive = request.wantsKeepAlive && !server.isStopping
+        corsHeaders = HTTPHeaders()
+        if let origin = request.headers["Origin"], !config.corsAllowedOrigins.isEmpty {
+            let allowed = config.corsAllowedOrigins.contains("*") ? "*" : (config.corsAllowedOrigins.contains(origin) ? origin : nil)
+            if let allowed {
+                corsHeaders.add("Access-Control-Allow-Origin", allowed)
+                corsHeaders.add("Vary", "Origin")
+                if request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method"),
+                   case .methodNotAllowed(let methods) = server.router.match(method: "OPTIONS", path: request.path) {
+                    var preflight = HTTPResponse(status: 204)
+                    preflight.headers.add("Access-Control-Allow-Methods", methods.joined(separator: ", "))
+                    preflight.headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? "Authorization, Content-Type")
+                    preflight.headers.add("Access-Control-Max-Age", "600")
+                    return sendFull(preflight, keepAlive: keepAlive)
+                }
+            }
+        }
         let route: HTTPRouter.Route
         switch server.router.match(method: request.method, path: request.path) {
         case .found(let r):
@@ -195,14 +213,14 @@ final class HTTPConnection: @unchecked Sendable {
                         switch response.body {
                         case .full(let bytes):
                             exchange.close()
-                            guard Socket.sendAll(fd, Self.serialize(response, body: bytes, keepAlive: keepAlive, chunked: false)) else {
+                            guard Socket.sendAll(fd, Self.serialize(response, body: bytes, keepAlive: keepAlive, chunked: false, extraHeaders: corsHeaders)) else {
                                 outcome = .failed
                                 return false
                             }
                             return keepAlive
                         case .stream:
                             if !chunked { keepAlive = false }
-                            guard Socket.sendAll(fd, Self.serialize(response, body: nil, keepAlive: keepAlive, chunked: chunked)) else {
+                            guard Socket.sendAll(fd, Self.serialize(response, body: nil, keepAlive: keepAlive, chunked: chunked, extraHeaders: corsHeaders)) else {
                                 return abandon(.failed, rest)
                             }
                         }
@@ -279,16 +297,19 @@ final class HTTPConnection: @unchecked Sendable {
 
     private func sendFull(_ response: HTTPResponse, keepAlive: Bool) -> Bool {
         sentStatus = response.status
-        return Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: keepAlive, chunked: false)) && keepAlive
+        return Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: keepAlive, chunked: false, extraHeaders: corsHeaders)) && keepAlive
     }
 
     // MARK: - Serialization
 
     /// Status line and headers (plus `body` when given). Framing headers are the server's own.
-    static func serialize(_ response: HTTPResponse, body: [UInt8]?, keepAlive: Bool, chunked: Bool) -> [UInt8] {
-        let status = (100...599).contains(response.status) ? response.status : 500
+    static func serialize(_ response: HTTPResponse, body: [UInt8]?, keepAlive: Bool, chunked: Bool,
+                          extraHeaders: HTTPHeaders = HTTPHeaders()) -> [UInt8] {
+        let status = (200...599).contains(response.status) ? response.status : 500
+        // RFC 9110 §8.6: no Content-Length (and no body) on 204 and 304.
+        let body = status == 204 || status == 304 ? nil : body
         var text = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n"
-        for (name, value) in response.headers {
+        for (name, value) in response.headers.fields + extraHeaders.fields {
             switch name.lowercased() {
             case "content-length", "transfer-encoding", "connection": continue
             default: break

@@ -12,6 +12,7 @@ public struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
     public static let http10 = HTTPVersion(major: 1, minor: 0)
     /// HTTP/1.1.
     public static let http11 = HTTPVersion(major: 1, minor: 1)
+    /// `HTTP/1.1` form.
     public var description: String { "HTTP/\(major).\(minor)" }
 }
 

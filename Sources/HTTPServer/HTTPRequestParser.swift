@@ -43,6 +43,7 @@ public enum HTTPRequestParseError: Error, Sendable, Equatable, CustomStringConve
         }
     }
 
+    /// A one-line explanation, suitable for the error envelope's message.
     public var description: String {
         switch self {
         case .malformed(let why): "malformed request: \(why)"

@@ -28,6 +28,11 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var sendTimeout: Duration = .seconds(60)
     /// Open connections served at once; extra connections get 503 and are closed.
     public var maxConnections: Int = 256
+    /// Browser origins allowed to call the server (CORS): `["*"]` for any, exact origins such
+    /// as `"http://localhost:3000"` otherwise. Empty (the default) sends no CORS headers, so
+    /// web pages cannot read responses. Preflight `OPTIONS` requests are answered without the
+    /// API key (browsers never send credentials on them); the real request still needs it.
+    public var corsAllowedOrigins: [String] = []
     /// The listen(2) backlog.
     public var backlog: Int32 = 128
 

@@ -13,6 +13,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     public let operation: String
     /// The system's explanation (`strerror(errno)` or the resolver's message).
     public let reason: String
+    /// `operation: reason`.
     public var description: String { "\(operation): \(reason)" }
 }
 

@@ -535,6 +535,34 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         }
     }
 
+    @Test func corsIsOffByDefaultAndAnswersPreflightsWhenEnabled() async throws {
+        #expect(HTTPServerConfiguration().corsAllowedOrigins.isEmpty)
+        #expect(HTTPServerConfiguration().host == "127.0.0.1")
+        try await withServer(routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /hello HTTP/1.1\r\nOrigin: http://evil.example\r\n\r\n")
+            #expect(try await c.readResponse().header("Access-Control-Allow-Origin") == nil)
+        }
+        try await withServer({ $0.corsAllowedOrigins = ["http://localhost:3000"]; $0.apiKey = "k" }, routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("OPTIONS /echo HTTP/1.1\r\nOrigin: http://localhost:3000\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization, content-type\r\n\r\n")
+            let pre = try await c.readResponse()
+            #expect(pre.status == 204)
+            #expect(pre.header("Content-Length") == nil)
+            #expect(pre.header("Access-Control-Allow-Origin") == "http://localhost:3000")
+            #expect(pre.header("Access-Control-Allow-Methods") == "POST")
+            #expect(pre.header("Access-Control-Allow-Headers") == "authorization, content-type")
+            try await c.send("POST /echo HTTP/1.1\r\nOrigin: http://localhost:3000\r\nAuthorization: Bearer k\r\nContent-Length: 2\r\n\r\nhi")
+            let real = try await c.readResponse()
+            #expect(real.text == "hi")
+            #expect(real.header("Access-Control-Allow-Origin") == "http://localhost:3000")
+            try await c.send("OPTIONS /echo HTTP/1.1\r\nOrigin: http://other.example\r\nAccess-Control-Request-Method: POST\r\n\r\n")
+            let denied = try await c.readResponse()
+            #expect(denied.header("Access-Control-Allow-Origin") == nil)
+            #expect(denied.status == 401)
+        }
+    }
+
     @Test func errorEnvelopeShape() throws {
         let r = HTTPResponse.error(status: 400, message: "bad \"input\"", type: "invalid_request_error", code: "x")
         #expect(r.status == 400)

@@ -132,7 +132,9 @@ final class RawClient: @unchecked Sendable {
         let (status, headers) = try readHeadNow()
         let r = RawResponse(status: status, headers: headers, body: [])
         var body: [UInt8] = []
-        if r.header("Transfer-Encoding")?.lowercased() == "chunked" {
+        if status == 204 || status == 304 {
+            return r
+        } else if r.header("Transfer-Encoding")?.lowercased() == "chunked" {
             while true {
                 let c = try readChunkNow()
                 if c.isEmpty { break }
