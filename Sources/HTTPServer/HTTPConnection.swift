@@ -320,6 +320,7 @@ final class HTTPConnection: @unchecked Sendable {
             guard !safeName.isEmpty else { continue }
             text += "\(safeName): \(safeValue)\r\n"
         }
+        text += "Date: \(httpDate())\r\n"
         if let body {
             text += "Content-Length: \(body.count)\r\n"
         } else if chunked {
@@ -329,6 +330,19 @@ final class HTTPConnection: @unchecked Sendable {
         var bytes = Array(text.utf8)
         if let body { bytes.append(contentsOf: body) }
         return bytes
+    }
+
+    /// The current time as an IMF-fixdate (RFC 9110 §5.6.7), which an origin server with a
+    /// clock must send in `Date`. strftime's %a/%b are locale-dependent, so names are spelled out.
+    static func httpDate() -> String {
+        var now = time(nil)
+        var t = tm()
+        gmtime_r(&now, &t)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(days[Int(t.tm_wday) % 7]), \(two(t.tm_mday)) \(months[Int(t.tm_mon) % 12]) \(1900 + t.tm_year) "
+            + "\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
     }
 
     static func chunkFrame(_ bytes: [UInt8]) -> [UInt8] {

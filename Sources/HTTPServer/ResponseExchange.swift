@@ -6,10 +6,9 @@ import Foundation
 
 /// Why a streamed write failed.
 public enum HTTPStreamError: Error, Sendable, Equatable {
-    /// The client disconnected, the request timed out, or the server is stopping.
+    /// The client disconnected, the request timed out, the server is stopping, or the
+    /// response had already ended.
     case connectionClosed
-    /// The body producer wrote after the response had finished.
-    case responseFinished
 }
 
 final class ResponseExchange: @unchecked Sendable {

@@ -45,6 +45,9 @@ private func echoRoutes(_ r: inout HTTPRouter) {
             #expect(r1.status == 200)
             #expect(r1.text == "abc")
             #expect(r1.header("Connection") == "keep-alive")
+            // IMF-fixdate, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
+            let date = r1.header("Date") ?? ""
+            #expect(date.count == 29 && date.hasSuffix(" GMT"), "\(date)")
             try await c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             let r2 = try await c.readResponse()
             #expect(r2.status == 200)
