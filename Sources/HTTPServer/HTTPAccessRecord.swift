@@ -6,11 +6,12 @@ public struct HTTPAccessRecord: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
         /// The whole response was sent.
         case completed
-        /// The client went away first; the handler was cancelled.
+        /// The client went away first (hang-up seen, or a write to it failed or timed out);
+        /// the handler was cancelled.
         case clientDisconnected
         /// The request timeout expired; the handler was cancelled.
         case timedOut
-        /// The streaming producer threw, or a write to the client failed.
+        /// The streaming producer threw (the body was left unterminated), or polling failed.
         case failed
         /// The request could not be parsed (answered with a 4xx/5xx and closed).
         case rejected

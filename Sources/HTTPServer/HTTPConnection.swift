@@ -214,14 +214,14 @@ final class HTTPConnection: @unchecked Sendable {
                         case .full(let bytes):
                             exchange.close()
                             guard Socket.sendAll(fd, Self.serialize(response, body: bytes, keepAlive: keepAlive, chunked: false, extraHeaders: corsHeaders)) else {
-                                outcome = .failed
+                                outcome = .clientDisconnected
                                 return false
                             }
                             return keepAlive
                         case .stream:
                             if !chunked { keepAlive = false }
                             guard Socket.sendAll(fd, Self.serialize(response, body: nil, keepAlive: keepAlive, chunked: chunked, extraHeaders: corsHeaders)) else {
-                                return abandon(.failed, rest)
+                                return abandon(.clientDisconnected, rest)
                             }
                         }
                     case .chunk(let bytes, let c):
@@ -229,7 +229,7 @@ final class HTTPConnection: @unchecked Sendable {
                             c.resume()
                         } else {
                             c.resume(throwing: HTTPStreamError.connectionClosed)
-                            return abandon(.failed, rest)
+                            return abandon(.clientDisconnected, rest)
                         }
                     case .end(let failed):
                         exchange.close()
