@@ -31,6 +31,14 @@ public struct ChatCompletionDeltaAccumulator: Sendable {
         public var name: String
         /// The JSON arguments text, concatenated from fragments.
         public var arguments: String
+
+        /// Creates a tool call.
+        public init(index: Int, id: String?, name: String, arguments: String) {
+            self.index = index
+            self.id = id
+            self.name = name
+            self.arguments = arguments
+        }
     }
 
     /// What one chunk added, in order, for forwarding as stream events.

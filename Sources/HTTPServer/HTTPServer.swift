@@ -100,7 +100,8 @@ public final class HTTPServer: Sendable {
         pipe.closeBoth()
     }
 
-    var isStopping: Bool { state.withLock { $0.stopping } }
+    /// Whether `stop()` has begun: new connections are refused and keep-alive ends.
+    public var isStopping: Bool { state.withLock { $0.stopping } }
 
     private func acceptLoop(listenFD: Int32, stopPipe: WakePipe) {
         var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),

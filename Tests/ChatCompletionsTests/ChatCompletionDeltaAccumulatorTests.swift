@@ -1,6 +1,6 @@
 import LoomJSON
 import Testing
-@testable import ChatCompletions
+import ChatCompletions
 
 @Suite struct ChatCompletionDeltaAccumulatorTests {
     private func chunk(_ delta: String, finish: String? = nil, index: Int = 0) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChatCompletions
+import ChatCompletions
 
 @Suite struct ChatCompletionsEndpointTests {
     /// Every row of issue 10's table (the elided `…` rows spelled out).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ChatCompletions
+import ChatCompletions
 
 @Suite struct ErrorEnvelopeAndRetryTests {
     private func envelope(_ text: String) -> ChatCompletionsErrorEnvelope? {

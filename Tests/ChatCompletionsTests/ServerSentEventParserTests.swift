@@ -1,5 +1,5 @@
 import Testing
-@testable import ChatCompletions
+import ChatCompletions
 
 @Suite struct ServerSentEventParserTests {
     private func parse(_ text: String) throws -> [ServerSentEvent] {

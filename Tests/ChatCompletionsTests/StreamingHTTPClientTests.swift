@@ -5,7 +5,7 @@ import FoundationNetworking
 import HTTPServer
 import LoomJSON
 import Testing
-@testable import ChatCompletions
+import ChatCompletions
 
 /// A one-shot latch for handshakes between a server handler and the test.
 final class Gate: @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Testing
-@testable import HTTPServer
+import HTTPServer
 
 @Suite struct HTTPRequestParserTests {
     private func parseAll(_ text: String, limits: HTTPRequestLimits = HTTPRequestLimits()) throws -> [HTTPRequest] {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HTTPServer
+import HTTPServer
 
 /// SplitMix64: a fixed seed gives the same hostile inputs on every run.
 struct SeededGenerator: RandomNumberGenerator {

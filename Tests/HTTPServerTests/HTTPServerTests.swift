@@ -1,7 +1,7 @@
 import Foundation
 import LoomJSON
 import Testing
-@testable import HTTPServer
+import HTTPServer
 
 /// Starts a server on an ephemeral loopback port, runs `body`, always stops it.
 func withServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
@@ -570,7 +570,11 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         let r = HTTPResponse.error(status: 400, message: "bad \"input\"", type: "invalid_request_error", code: "x")
         #expect(r.status == 400)
         #expect(r.headers["content-type"] == "application/json")
-        let v = try JSONValue(parsing: r.fullBody)
+        guard case .full(let body) = r.body else {
+            Issue.record("expected a full body")
+            return
+        }
+        let v = try JSONValue(parsing: body)
         #expect(v["error"]?["message"]?.stringValue == "bad \"input\"")
         #expect(v["error"]?["param"]?.isNull == true)
         #expect(v["error"]?["code"]?.stringValue == "x")
