@@ -9,6 +9,7 @@ public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 /// A streaming body producer. Each `writer.write` suspends until the bytes reached the socket,
 /// so a slow client slows the producer down instead of growing a buffer. Throwing (or being
 /// cancelled) ends the response without the final chunk, which clients see as a truncated body.
+/// To report an error mid-stream the OpenAI way, send `data: {"error": {…}}` and return normally.
 public typealias HTTPBodyProducer = @Sendable (HTTPStreamWriter) async throws -> Void
 
 /// An HTTP response: status, headers, and a full or streamed body.

@@ -56,6 +56,7 @@ final class RawClient: @unchecked Sendable {
         var off = 0
         while off < bytes.count {
             let n = bytes[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { throw RawClientError(description: "send failed: \(errno)") }
             off += n
         }
@@ -70,7 +71,8 @@ final class RawClient: @unchecked Sendable {
     /// Receives more bytes; false on EOF.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 8192)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        while n < 0 && errno == EINTR { n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
         if n < 0 { throw RawClientError(description: "recv failed (errno \(errno)); server hung?") }
         if n == 0 { return false }
         buffer.append(contentsOf: chunk[0..<n])
