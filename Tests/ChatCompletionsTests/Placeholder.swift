@@ -1,2 +1,0 @@
-import Testing
-@Suite struct ChatCompletionsTestsPlaceholder { @Test func builds() {} }

@@ -1,0 +1,595 @@
+import Foundation
+import LoomJSON
+import Testing
+import HTTPServer
+
+/// Starts a server on an ephemeral loopback port, runs `body`, always stops it.
+func withServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+                routes: (inout HTTPRouter) -> Void,
+                _ body: (HTTPServer, UInt16) async throws -> Void) async throws {
+    var config = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configure(&config)
+    var router = HTTPRouter()
+    routes(&router)
+    let server = HTTPServer(configuration: config, router: router)
+    let port = try server.start()
+    do {
+        try await body(server, port)
+    } catch {
+        await server.stop(gracePeriod: .zero)
+        throw error
+    }
+    await server.stop(gracePeriod: .zero)
+}
+
+private func echoRoutes(_ r: inout HTTPRouter) {
+    r.add("GET", "/hello", limited: false) { _ in .text("hi") }
+    r.add("POST", "/echo") { req in
+        HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: req.body)
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct HTTPServerTests {
+    @Test func bindsEphemeralLoopbackPort() async throws {
+        try await withServer(routes: echoRoutes) { server, port in
+            #expect(port != 0)
+            #expect(server.port == port)
+        }
+    }
+
+    @Test func keepAliveCarriesTwoRequestsOnOneConnection() async throws {
+        try await withServer(routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+            let r1 = try await c.readResponse()
+            #expect(r1.status == 200)
+            #expect(r1.text == "abc")
+            #expect(r1.header("Connection") == "keep-alive")
+            // IMF-fixdate, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
+            let date = r1.header("Date") ?? ""
+            #expect(date.count == 29 && date.hasSuffix(" GMT"), "\(date)")
+            try await c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            let r2 = try await c.readResponse()
+            #expect(r2.status == 200)
+            #expect(r2.text == "hi")
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer(routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /echo HTTP/1.1\r\nContent-Length: 1\r\n\r\nAPOST /echo HTTP/1.1\r\nContent-Length: 1\r\n\r\nB")
+            #expect(try await c.readResponse().text == "A")
+            #expect(try await c.readResponse().text == "B")
+        }
+    }
+
+    @Test func connectionCloseAndHTTP10CloseAfterTheResponse() async throws {
+        try await withServer(routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n")
+            let r = try await c.readResponse()
+            #expect(r.header("Connection") == "close")
+            #expect(try await c.readsEOF())
+            let d = try RawClient(port: port)
+            try await d.send("GET /hello HTTP/1.0\r\n\r\n")
+            #expect(try await d.readResponse().text == "hi")
+            #expect(try await d.readsEOF())
+        }
+    }
+
+    @Test func chunkedRequestBodyAndExpectContinue() async throws {
+        try await withServer(routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5\r\npedia\r\n0\r\n\r\n")
+            #expect(try await c.readResponse().text == "Wikipedia")
+            try await c.send("POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+            let interim = try await offPool { try c.readHeadNow(skipInterim: false) }
+            #expect(interim.0 == 100)
+            try await c.send("ok")
+            #expect(try await c.readResponse().text == "ok")
+        }
+    }
+
+    @Test func notFoundAndMethodNotAllowedUseTheErrorEnvelope() async throws {
+        try await withServer(routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /nope HTTP/1.1\r\n\r\n")
+            let r404 = try await c.readResponse()
+            #expect(r404.status == 404)
+            let env = try JSONValue(parsing: r404.text)
+            #expect(env["error"]?["type"]?.stringValue == "invalid_request_error")
+            #expect(env["error"]?["message"]?.stringValue?.isEmpty == false)
+            #expect(env["error"]?["code"]?.stringValue == "not_found")
+            try await c.send("DELETE /echo HTTP/1.1\r\n\r\n")
+            let r405 = try await c.readResponse()
+            #expect(r405.status == 405)
+            #expect(r405.header("Allow") == "POST")
+            // Both are ordinary answers: the connection is still usable.
+            try await c.send("GET /hello HTTP/1.1\r\n\r\n")
+            #expect(try await c.readResponse().status == 200)
+        }
+    }
+
+    @Test func oversizeBodyIs413AndMalformedIs400ThenClose() async throws {
+        try await withServer({ $0.limits.maxBodyBytes = 10 }, routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /echo HTTP/1.1\r\nContent-Length: 11\r\n\r\n")
+            let r = try await c.readResponse()
+            #expect(r.status == 413)
+            #expect(try JSONValue(parsing: r.text)["error"]?["code"]?.stringValue == "request_too_large")
+            #expect(try await c.readsEOF())
+
+            let d = try RawClient(port: port)
+            try await d.send("HELLO THERE\r\n\r\n")
+            #expect(try await d.readResponse().status == 400)
+            #expect(try await d.readsEOF())
+
+            let e = try RawClient(port: port)
+            try await e.send("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 40_000) + "\r\n\r\n")
+            let r431 = try await e.readResponse()
+            #expect(r431.status == 431, "\(r431.text)")
+        }
+    }
+
+    @Test func serverSentEventsStreamAsProduced() async throws {
+        let clientSawFirst = Gate()
+        try await withServer(routes: { r in
+            r.add("POST", "/stream") { _ in
+                .eventStream { w in
+                    try await w.sendEvent("first")
+                    // Handshake: nothing more is produced until the client has the first event,
+                    // so a buffering server would deadlock here instead of passing.
+                    guard await clientSawFirst.wait() else { throw CancellationError() }
+                    try await w.sendEvent("second\nline", event: "delta")
+                    try await w.sendEvent("[DONE]")
+                }
+            }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /stream HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            let (status, headers) = try await c.readHead()
+            #expect(status == 200)
+            #expect(headers.contains { $0.0 == "Transfer-Encoding" && $0.1 == "chunked" })
+            #expect(headers.contains { $0.0 == "Content-Type" && $0.1.hasPrefix("text/event-stream") })
+            let first = try await c.readChunk()
+            #expect(String(decoding: first, as: UTF8.self) == "data: first\n\n")
+            clientSawFirst.open()
+            var rest = ""
+            while true {
+                let chunk = try await c.readChunk()
+                if chunk.isEmpty { break }
+                rest += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(rest == "event: delta\ndata: second\ndata: line\n\ndata: [DONE]\n\n")
+            // After a complete stream the connection is reusable.
+            try await c.send("POST /stream HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            #expect(try await c.readResponse().text.hasPrefix("data: first"))
+        }
+    }
+
+    @Test func saturatedParallelOneQueueZeroAnswers429() async throws {
+        let started = Gate()
+        let release = Gate()
+        try await withServer({ $0.parallel = 1; $0.queue = 0 }, routes: { r in
+            r.add("POST", "/gen") { _ in
+                started.open()
+                await release.wait()
+                return .text("done")
+            }
+            r.add("GET", "/health", limited: false) { _ in .text("ok") }
+        }) { server, port in
+            let a = try RawClient(port: port)
+            try await a.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            #expect(await started.wait())
+            let b = try RawClient(port: port)
+            try await b.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            let busy = try await b.readResponse()
+            #expect(busy.status == 429)
+            #expect(busy.header("Retry-After") == "1")
+            let env = try JSONValue(parsing: busy.text)
+            #expect(env["error"]?["type"]?.stringValue == "rate_limit_error")
+            #expect(env["error"]?["code"]?.stringValue == "rate_limit_exceeded")
+            // Unlimited routes still answer while generation is saturated.
+            try await b.send("GET /health HTTP/1.1\r\n\r\n")
+            #expect(try await b.readResponse().status == 200)
+            #expect(server.inFlight == 1)
+            release.open()
+            #expect(try await a.readResponse().text == "done")
+        }
+    }
+
+    @Test func queuedRequestRunsWhenASlotFrees() async throws {
+        let firstStarted = Gate()
+        let release = Gate()
+        let runs = Counter()
+        try await withServer({ $0.parallel = 1; $0.queue = 1 }, routes: { r in
+            r.add("POST", "/gen") { req in
+                runs.increment()
+                if req.bodyText == "first" {
+                    firstStarted.open()
+                    await release.wait()
+                }
+                return .text(req.bodyText)
+            }
+        }) { server, port in
+            let a = try RawClient(port: port)
+            try await a.send("POST /gen HTTP/1.1\r\nContent-Length: 5\r\n\r\nfirst")
+            #expect(await firstStarted.wait())
+            let b = try RawClient(port: port)
+            try await b.send("POST /gen HTTP/1.1\r\nContent-Length: 6\r\n\r\nsecond")
+            let limit = ContinuousClock.now + .seconds(30)
+            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(server.queued == 1)
+            #expect(runs.value == 1)
+            let c = try RawClient(port: port)
+            try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 5\r\n\r\nthird")
+            #expect(try await c.readResponse().status == 429)
+            release.open()
+            #expect(try await a.readResponse().text == "first")
+            #expect(try await b.readResponse().text == "second")
+        }
+    }
+
+    @Test func apiKeyIsRequiredExceptOnPublicRoutes() async throws {
+        try await withServer({ $0.apiKey = "sk-test" }, routes: { r in
+            echoRoutes(&r)
+            r.add("GET", "/health", limited: false, isPublic: true) { _ in .text("ok") }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /hello HTTP/1.1\r\n\r\n")
+            let missing = try await c.readResponse()
+            #expect(missing.status == 401)
+            #expect(try JSONValue(parsing: missing.text)["error"]?["code"]?.stringValue == "invalid_api_key")
+            try await c.send("GET /hello HTTP/1.1\r\nAuthorization: Bearer sk-wrong\r\n\r\n")
+            #expect(try await c.readResponse().status == 401)
+            try await c.send("GET /nope HTTP/1.1\r\n\r\n")
+            #expect(try await c.readResponse().status == 401)
+            try await c.send("GET /hello HTTP/1.1\r\nAuthorization: bearer sk-test\r\n\r\n")
+            #expect(try await c.readResponse().text == "hi")
+            try await c.send("GET /health HTTP/1.1\r\n\r\n")
+            #expect(try await c.readResponse().status == 200)
+        }
+    }
+
+    @Test func clientDisconnectCancelsTheHandler() async throws {
+        let started = Gate()
+        let cancelled = Gate()
+        try await withServer(routes: { r in
+            r.add("POST", "/gen") { _ in
+                started.open()
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+                cancelled.open()
+                return .text("never sent")
+            }
+        }) { server, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            #expect(await started.wait())
+            c.shutdownBoth()
+            #expect(await cancelled.wait())
+            // The slot is released once the handler returns.
+            let limit = ContinuousClock.now + .seconds(30)
+            while server.inFlight != 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(server.inFlight == 0)
+        }
+    }
+
+    @Test func clientDisconnectMidStreamCancelsTheProducer() async throws {
+        let started = Gate()
+        let cancelled = Gate()
+        try await withServer(routes: { r in
+            r.add("POST", "/stream") { _ in
+                .eventStream { w in
+                    try await w.sendEvent("hello")
+                    started.open()
+                    do {
+                        while true {
+                            try Task.checkCancellation()
+                            try await Task.sleep(for: .milliseconds(2))
+                        }
+                    } catch {
+                        cancelled.open()
+                        throw error
+                    }
+                }
+            }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /stream HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            _ = try await c.readHead()
+            _ = try await c.readChunk()
+            #expect(await started.wait())
+            c.shutdownBoth()
+            #expect(await cancelled.wait())
+        }
+    }
+
+    @Test func requestTimeoutCancelsAndAnswers504() async throws {
+        let started = Gate()
+        let cancelled = Gate()
+        try await withServer({ $0.requestTimeout = .milliseconds(200) }, routes: { r in
+            r.add("POST", "/gen") { _ in
+                started.open()
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+                cancelled.open()
+                return .text("late")
+            }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            let r = try await c.readResponse()
+            #expect(r.status == 504)
+            #expect(try JSONValue(parsing: r.text)["error"]?["type"]?.stringValue == "timeout_error")
+            // On a loaded machine the deadline can pass before the handler starts; then it is
+            // (correctly) never started. If it did start, it must have been cancelled.
+            if started.isOpen { #expect(await cancelled.wait()) }
+        }
+    }
+
+    @Test func trickledPartialRequestIsCutOffWith408() async throws {
+        try await withServer({ $0.readTimeout = .milliseconds(50) }, routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("POST /echo HTTP/1.1\r\nContent-Le")
+            let r = try await c.readResponse()
+            #expect(r.status == 408)
+            #expect(try await c.readsEOF())
+        }
+    }
+
+    @Test func stopClosesIdleConnectionsAndRefusesNewOnes() async throws {
+        var router = HTTPRouter()
+        echoRoutes(&router)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router)
+        let port = try server.start()
+        let c = try RawClient(port: port)
+        try await c.send("GET /hello HTTP/1.1\r\n\r\n")
+        #expect(try await c.readResponse().status == 200)
+        await server.stop()
+        #expect(try await c.readsEOF())
+        #expect(throws: (any Error).self) { _ = try RawClient(port: port) }
+    }
+
+    @Test func stopLetsAnInFlightRequestFinish() async throws {
+        let started = Gate()
+        let release = Gate()
+        var router = HTTPRouter()
+        router.add("POST", "/gen") { _ in
+            started.open()
+            await release.wait()
+            return .text("finished")
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router)
+        let port = try server.start()
+        let c = try RawClient(port: port)
+        try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+        #expect(await started.wait())
+        async let stopped: Void = server.stop(gracePeriod: .seconds(30))
+        let limit = ContinuousClock.now + .seconds(30)
+        while !server.isStopping && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+        release.open()
+        let r = try await c.readResponse()
+        #expect(r.text == "finished")
+        #expect(r.header("Connection") == "close")
+        await stopped
+    }
+
+    @Test func queuedClientThatDisconnectsLeavesTheQueue() async throws {
+        let firstStarted = Gate()
+        let release = Gate()
+        try await withServer({ $0.parallel = 1; $0.queue = 1 }, routes: { r in
+            r.add("POST", "/gen") { req in
+                if req.bodyText == "first" {
+                    firstStarted.open()
+                    await release.wait()
+                }
+                return .text(req.bodyText)
+            }
+        }) { server, port in
+            let a = try RawClient(port: port)
+            try await a.send("POST /gen HTTP/1.1\r\nContent-Length: 5\r\n\r\nfirst")
+            #expect(await firstStarted.wait())
+            let b = try RawClient(port: port)
+            try await b.send("POST /gen HTTP/1.1\r\nContent-Length: 6\r\n\r\nsecond")
+            let limit = ContinuousClock.now + .seconds(30)
+            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(server.queued == 1)
+            b.shutdownBoth()
+            while server.queued != 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(server.queued == 0)
+            // The freed queue entry is usable again.
+            let c = try RawClient(port: port)
+            try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 5\r\n\r\nthird")
+            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            release.open()
+            #expect(try await a.readResponse().text == "first")
+            #expect(try await c.readResponse().text == "third")
+        }
+    }
+
+    @Test func streamingToAnHTTP10ClientIsCloseDelimited() async throws {
+        try await withServer(routes: { r in
+            r.add("GET", "/stream") { _ in
+                .eventStream { w in
+                    try await w.sendEvent("a")
+                    try await w.sendEvent("b")
+                }
+            }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /stream HTTP/1.0\r\n\r\n")
+            let r = try await c.readResponse()
+            #expect(r.status == 200)
+            #expect(r.header("Transfer-Encoding") == nil)
+            #expect(r.header("Connection") == "close")
+            #expect(r.text == "data: a\n\ndata: b\n\n")
+        }
+    }
+
+    @Test func failingProducerLeavesTheChunkedBodyUnterminated() async throws {
+        struct Boom: Error {}
+        try await withServer(routes: { r in
+            r.add("GET", "/stream") { _ in
+                .eventStream { w in
+                    try await w.sendEvent("partial")
+                    throw Boom()
+                }
+            }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /stream HTTP/1.1\r\n\r\n")
+            _ = try await c.readHead()
+            #expect(String(decoding: try await c.readChunk(), as: UTF8.self) == "data: partial\n\n")
+            // No terminating zero-size chunk: the connection just ends.
+            await #expect(throws: (any Error).self) { _ = try await c.readChunk() }
+        }
+    }
+
+    @Test func largeBodiesRoundTrip() async throws {
+        try await withServer(routes: echoRoutes) { _, port in
+            let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let c = try RawClient(port: port)
+            try await c.send(Array("POST /echo HTTP/1.1\r\nContent-Length: \(payload.count)\r\n\r\n".utf8) + payload)
+            #expect(try await c.readResponse().body == payload)
+        }
+    }
+
+    @Test func stopAfterTheGracePeriodCancelsHungHandlers() async throws {
+        let started = Gate()
+        let cancelled = Gate()
+        var router = HTTPRouter()
+        router.add("POST", "/gen") { _ in
+            started.open()
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+            cancelled.open()
+            return .text("cancelled")
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router)
+        let port = try server.start()
+        let c = try RawClient(port: port)
+        try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+        #expect(await started.wait())
+        await server.stop(gracePeriod: .zero)
+        #expect(await cancelled.wait())
+        #expect(try await c.readsEOF())
+    }
+
+    @Test func accessLogReportsEveryExchange() async throws {
+        final class Records: @unchecked Sendable {
+            let lock = NSLock()
+            var items: [HTTPAccessRecord] = []
+            func add(_ r: HTTPAccessRecord) { lock.withLock { items.append(r) } }
+            var all: [HTTPAccessRecord] { lock.withLock { items } }
+        }
+        let records = Records()
+        var router = HTTPRouter()
+        echoRoutes(&router)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router,
+                                accessLog: { records.add($0) })
+        let port = try server.start()
+        let c = try RawClient(port: port)
+        try await c.send("GET /hello HTTP/1.1\r\n\r\n")
+        _ = try await c.readResponse()
+        try await c.send("GET /missing HTTP/1.1\r\n\r\n")
+        _ = try await c.readResponse()
+        try await c.send("NOT HTTP\r\n\r\n")
+        _ = try await c.readResponse()
+        await server.stop()
+        let got = records.all.map { "\($0.method) \($0.path) \($0.status.map(String.init) ?? "-") \($0.outcome)" }
+        #expect(got == ["GET /hello 200 completed", "GET /missing 404 completed", "  400 rejected"])
+    }
+
+    /// Many clients at once against a small gate: every answer is a 200 or a 429, nothing
+    /// hangs, and the gate ends empty.
+    @Test func concurrentLoadIsAnsweredWith200Or429() async throws {
+        try await withServer({ $0.parallel = 2; $0.queue = 2 }, routes: { r in
+            r.add("POST", "/gen") { req in
+                try? await Task.sleep(for: .milliseconds(1))
+                return HTTPResponse(body: req.body)
+            }
+        }) { server, port in
+            let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for client in 0..<16 {
+                    group.addTask {
+                        let c = try RawClient(port: port)
+                        var seen: [Int] = []
+                        for i in 0..<8 {
+                            let body = "\(client)-\(i)"
+                            try await c.send("POST /gen HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                            let r = try await c.readResponse()
+                            if r.status == 200 { #expect(r.text == body) }
+                            seen.append(r.status)
+                        }
+                        return seen
+                    }
+                }
+                var all: [Int] = []
+                for try await s in group { all += s }
+                return all
+            }
+            #expect(statuses.count == 128)
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 })
+            #expect(statuses.contains(200))
+            // A slot is released just after its response is handed over, so wait for it.
+            let limit = ContinuousClock.now + .seconds(30)
+            while server.inFlight != 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(server.inFlight == 0)
+            #expect(server.queued == 0)
+        }
+    }
+
+    @Test func corsIsOffByDefaultAndAnswersPreflightsWhenEnabled() async throws {
+        #expect(HTTPServerConfiguration().corsAllowedOrigins.isEmpty)
+        #expect(HTTPServerConfiguration().host == "127.0.0.1")
+        try await withServer(routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("GET /hello HTTP/1.1\r\nOrigin: http://evil.example\r\n\r\n")
+            #expect(try await c.readResponse().header("Access-Control-Allow-Origin") == nil)
+        }
+        try await withServer({ $0.corsAllowedOrigins = ["http://localhost:3000"]; $0.apiKey = "k" }, routes: echoRoutes) { _, port in
+            let c = try RawClient(port: port)
+            try await c.send("OPTIONS /echo HTTP/1.1\r\nOrigin: http://localhost:3000\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization, content-type\r\n\r\n")
+            let pre = try await c.readResponse()
+            #expect(pre.status == 204)
+            #expect(pre.header("Content-Length") == nil)
+            #expect(pre.header("Access-Control-Allow-Origin") == "http://localhost:3000")
+            #expect(pre.header("Access-Control-Allow-Methods") == "POST")
+            #expect(pre.header("Access-Control-Allow-Headers") == "authorization, content-type")
+            try await c.send("POST /echo HTTP/1.1\r\nOrigin: http://localhost:3000\r\nAuthorization: Bearer k\r\nContent-Length: 2\r\n\r\nhi")
+            let real = try await c.readResponse()
+            #expect(real.text == "hi")
+            #expect(real.header("Access-Control-Allow-Origin") == "http://localhost:3000")
+            try await c.send("OPTIONS /echo HTTP/1.1\r\nOrigin: http://other.example\r\nAccess-Control-Request-Method: POST\r\n\r\n")
+            let denied = try await c.readResponse()
+            #expect(denied.header("Access-Control-Allow-Origin") == nil)
+            #expect(denied.status == 401)
+        }
+    }
+
+    @Test func signalWaiterDeliversTheSignal() async throws {
+        let waiter = try SignalWaiter([SIGUSR2])
+        // Process-directed, like Ctrl-C or `kill`: raise() would target this cooperative-pool
+        // thread, where dispatch keeps signals blocked.
+        kill(getpid(), SIGUSR2)
+        #expect(await waiter.next() == SIGUSR2)
+    }
+
+    @Test func errorEnvelopeShape() throws {
+        let r = HTTPResponse.error(status: 400, message: "bad \"input\"", type: "invalid_request_error", code: "x")
+        #expect(r.status == 400)
+        #expect(r.headers["content-type"] == "application/json")
+        guard case .full(let body) = r.body else {
+            Issue.record("expected a full body")
+            return
+        }
+        let v = try JSONValue(parsing: body)
+        #expect(v["error"]?["message"]?.stringValue == "bad \"input\"")
+        #expect(v["error"]?["param"]?.isNull == true)
+        #expect(v["error"]?["code"]?.stringValue == "x")
+    }
+
+    @Test func sseFormatting() {
+        #expect(HTTPStreamWriter.formatEvent("a\r\nb", event: "e", id: "1") == "event: e\nid: 1\ndata: a\ndata: b\n\n")
+        #expect(HTTPStreamWriter.formatEvent("") == "data: \n\n")
+    }
+}

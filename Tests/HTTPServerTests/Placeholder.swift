@@ -1,2 +1,0 @@
-import Testing
-@Suite struct HTTPServerTestsPlaceholder { @Test func builds() {} }
