@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// One `loom` subcommand. Each lives in its own file and is listed in `LoomCommands.all`.
-protocol LoomCommand {
+protocol LoomCommand: Sendable {
     /// The word after `loom` (`inspect`, `tokenize`, …).
     static var name: String { get }
     /// One line for `loom --help`.
