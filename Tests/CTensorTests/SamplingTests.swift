@@ -49,6 +49,7 @@ import Testing
                 let top = n / 2
                 x[top] = 20
                 if n > 3 { x[n - 1] = 20 }  // tie: the lower id wins
+                if top + 1 < n - 1 { x[top + 1] = 20 }  // a tie inside the same vector too
                 #expect(loom_argmax_masked(x, Int64(n), nil) == Int64(top), "tier \(tier) n \(n)")
                 // Mask out the winner: the best remaining allowed token wins.
                 let m = Self.mask(n) { $0 % 3 != 0 && $0 != top }
