@@ -195,7 +195,14 @@ static void swiglu_run(void *p, int ith, int nth) {
     if (i0 < i1) loom_swiglu(t->y + i0, t->x + i0, t->up + i0, i1 - i0);
 }
 
+// Below this many elements one thread finishes before a dispatch would wake the others.
+#define PAR_ELEMENTWISE_MIN 4096
+
 void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
+    if (n < PAR_ELEMENTWISE_MIN) {
+        loom_swiglu(y, gate, up, n);
+        return;
+    }
     rows_task t = {y, gate, NULL, up, n, 0, 0, 0.0f};
     loom_pool_run(pool, swiglu_run, &t);
 }

@@ -128,10 +128,12 @@ import Testing
             loom_par_rmsnorm(pool, p.baseAddress, p.baseAddress, w, Int64(n), Int64(rows), Int64(n), 1e-6)
         }
         #expect(parallel == serial)
-        let gate = gen.floats(1000), up = gen.floats(1000)
-        var a = [Float](repeating: 0, count: 1000), b = a
-        loom_swiglu(&a, gate, up, 1000)
-        loom_par_swiglu(pool, &b, gate, up, 1000)
-        #expect(a == b)
+        for n in [1000, 10001] {  // below and above the size worth a dispatch
+            let gate = gen.floats(n), up = gen.floats(n)
+            var a = [Float](repeating: 0, count: n), b = a
+            loom_swiglu(&a, gate, up, Int64(n))
+            loom_par_swiglu(pool, &b, gate, up, Int64(n))
+            #expect(a == b)
+        }
     }
 }
