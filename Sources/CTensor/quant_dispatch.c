@@ -82,6 +82,19 @@ static const loom_quant_traits *traits_for(loom_isa isa, int type) {
     return s < 0 ? 0 : &tier_table(isa)[s];
 }
 
+// A call the kernels cannot serve (unknown type, a row that is not whole blocks) must not
+// return plausible numbers: its outputs become NaN, which every later check notices. Callers
+// validate types and shapes when a model loads (loom_type_supported, loom_row_bytes != 0).
+static bool shape_ok(int type, int64_t n) {
+    int64_t qk = loom_type_block_elems(type);
+    return qk > 0 && n >= 0 && n % qk == 0;
+}
+
+static void poison(float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
+    for (int64_t b = 0; b < n_batch; b++)
+        for (int64_t r = r_begin; r < r_end; r++) y[b * ldy + r] = __builtin_nanf("");
+}
+
 bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;
 }
@@ -89,6 +102,7 @@ bool loom_type_is_float(int type) {
 size_t loom_activation_bytes(int64_t n) { return loom_a16_bytes(n); }
 
 void loom_quantize_activation_isa(loom_isa isa, const float *x, int64_t n, void *dst) {
+    if (n % 32 != 0 || n < 0) return;
     quantizer(isa)(x, dst, n);
 }
 
@@ -98,7 +112,8 @@ void loom_quantize_activation(const float *x, int64_t n, void *dst) {
 
 void loom_dequantize_row_isa(loom_isa isa, int type, const void *src, float *dst, int64_t n) {
     const loom_quant_traits *t = traits_for(isa, type);
-    if (t) t->dequantize(src, dst, n);
+    if (t && shape_ok(type, n)) t->dequantize(src, dst, n);
+    else poison(dst, 0, 1, 0, n);
 }
 
 void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
@@ -114,7 +129,11 @@ void loom_matmul_isa(loom_isa isa, int type, const void *w, size_t row_bytes, in
                      const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
                      int64_t r_begin, int64_t r_end) {
     const loom_quant_traits *t = traits_for(isa, type);
-    if (!t || r_end <= r_begin || n_batch <= 0) return;
+    if (r_end <= r_begin || n_batch <= 0) return;
+    if (!t || !shape_ok(type, n_cols)) {
+        poison(y, ldy, n_batch, r_begin, r_end);
+        return;
+    }
     if (t->float_activations) {
         t->product(w, row_bytes, n_cols, x, ldx, 0, 0, y, ldy, n_batch, r_begin, r_end, 0);
         return;
@@ -154,7 +173,11 @@ void loom_matmul_q_isa(loom_isa isa, int type, const void *w, size_t row_bytes, 
                        const float *x, int64_t ldx, const void *xq, size_t xq_stride,
                        float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
     const loom_quant_traits *t = traits_for(isa, type);
-    if (!t || r_end <= r_begin || n_batch <= 0) return;
+    if (r_end <= r_begin || n_batch <= 0) return;
+    if (!t || !shape_ok(type, n_cols)) {
+        poison(y, ldy, n_batch, r_begin, r_end);
+        return;
+    }
     t->product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, 0);
 }
 

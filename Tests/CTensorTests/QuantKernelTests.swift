@@ -194,6 +194,22 @@ import Testing
         }
     }
 
+    @Test func invalidCallsProduceNaNNotNumbers() {
+        let w = [UInt8](repeating: 0x11, count: 4096)
+        let x = [Float](repeating: 1, count: 512)
+        for tier in availableTiers {
+            // Type id 4 was removed from ggml; 48 columns is not a whole Q4_0 or Q4_K block row.
+            for (type, cols) in [(Int32(4), 64), (Int32(2), 48), (Int32(12), 128)] {
+                var y = [Float](repeating: 0, count: 4)
+                loom_matmul_isa(tier, type, w, 256, Int64(cols), x, Int64(cols), &y, 0, 1, 0, 4)
+                #expect(y.allSatisfy { $0.isNaN }, "type \(type) cols \(cols) \(tier)")
+                var d = [Float](repeating: 0, count: cols)
+                loom_dequantize_row_isa(tier, type, w, &d, Int64(cols))
+                #expect(d.allSatisfy { $0.isNaN }, "dequantize type \(type) n \(cols) \(tier)")
+            }
+        }
+    }
+
     @Test func activationQuantizationIsIdenticalAcrossTiers() {
         var rng = TestRNG(seed: 9)
         let n = 544
