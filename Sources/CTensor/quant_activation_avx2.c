@@ -4,6 +4,7 @@
 #if defined(__x86_64__)
 #include "quant_blocks.h"
 #include <immintrin.h>
+#include <math.h>
 
 #define LOOM_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define LOOM_AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma,f16c")))
@@ -37,6 +38,7 @@ LOOM_AVX2 void loom_quantize_a16_avx2(const float *x, void *dst, int64_t n) {
         a.sum16[2 * i] = hsum(_mm256_add_ps(v0, v1));
         a.sum16[2 * i + 1] = hsum(_mm256_add_ps(v2, v3));
         a.sum32[i] = a.sum16[2 * i] + a.sum16[2 * i + 1];
+        if (!(fabsf(a.sum32[i]) <= 3.4028235e38f)) a.d[i] = __builtin_nanf("");  // as the reference
         __m256 vid = _mm256_set1_ps(id);
         __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, vid));
         __m256i i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, vid));

@@ -22,5 +22,8 @@ void loom_quantize_a16_ref(const float *x, void *dst, int64_t n) {
             a.sum16[2 * i + h] = s;
         }
         a.sum32[i] = a.sum16[2 * i] + a.sum16[2 * i + 1];
+        // A NaN or infinity would otherwise vanish into integer rounding; a NaN scale makes
+        // every product that reads this group NaN, as a float dot product would be.
+        if (!(fabsf(a.sum32[i]) <= 3.4028235e38f)) a.d[i] = __builtin_nanf("");
     }
 }

@@ -210,6 +210,23 @@ import Testing
         }
     }
 
+    @Test(arguments: [QuantCase.all[3], QuantCase.all[7], QuantCase.all[11], QuantCase.all[13]])
+    func nonFiniteActivationsPropagate(_ c: QuantCase) {
+        var rng = TestRNG(seed: 3)
+        let cols = 256, rows = 3
+        let rowBytes = Int(loom_row_bytes(c.type, Int64(cols)))
+        let w = randomWeights(c, rows: rows, cols: cols, rng: &rng)
+        for bad in [Float.nan, Float.infinity] {
+            var x = randomActivations(count: cols, rng: &rng)
+            x[77] = bad
+            for tier in availableTiers {
+                var y = [Float](repeating: 0, count: rows)
+                loom_matmul_isa(tier, c.type, w, rowBytes, Int64(cols), x, Int64(cols), &y, 0, 1, 0, Int64(rows))
+                #expect(y.allSatisfy { !$0.isFinite }, "\(c.name) \(tier) with \(bad): \(y)")
+            }
+        }
+    }
+
     @Test func activationQuantizationIsIdenticalAcrossTiers() {
         var rng = TestRNG(seed: 9)
         let n = 544
