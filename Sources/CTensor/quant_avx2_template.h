@@ -71,7 +71,8 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
     __m256 acc[4][2], bacc[4];
     for (int k = 0; k < NB; k++) acc[k][0] = acc[k][1] = bacc[k] = _mm256_setzero_ps();
     for (int64_t g = 0; 8 * g < nchunks; g++) {
-        const int cnt = nchunks - 8 * g < 8 ? (int)(nchunks - 8 * g) : 8;
+        // Only a legacy row can end in a partial group (K-quant rows are whole super-blocks).
+        const int cnt = fam_qk(T) == 256 || nchunks - 8 * g >= 8 ? 8 : (int)(nchunks - 8 * g);
         const uint8_t *gp = row + (size_t)g * group_bytes;
         __m256 s[2], b[2];
         fam_group(T, gp, cnt, 0, s, b);
