@@ -5,15 +5,18 @@
 //   fam_qk(T)          elements per block           fam_block_bytes(T)  bytes per block
 //   fam_same_scale(T)  both 16-halves of a chunk always share one scale
 //   fam_has_bias(T)    weights carry an additive min term (weight = s*q + b)
+//   fam_q_offset(T)    a constant subtracted from every q (Q4_0: 8, Q5_0: 16, Q6_K: 32);
+//                      products apply it per group through A16's integer q sums, so fam_dec
+//                      leaves it out unless `exact`
 //   fam_group(T, g, cnt, exact, s, b)  the group's scales and mins as vectors: same-scale formats put
 //                                chunk c's in lane c of s[0]/b[0]; the others put half h of
 //                                chunk c in lane 2c+h of s[0..1]/b[0..1]. cnt < 8 only for a
 //                                legacy row's last group.
 //   fam_dec(T, g, c, exact, lo, hi)    chunk c of the group as two vectors of 16 int16 q values
-// `exact` is 1 for dequantization, 0 for products: a format may rearrange its arithmetic for
-// products as long as the result stays as accurate. (Moving Q4_0's -8 into the bias term was
-// measured: it doubles the product error through cancellation, so every format keeps offsets
-// inside q.)
+// `exact` is 1 for dequantization (q with its offset, rounding as ggml does), 0 for products.
+// The offset term uses the integer Σq of the *quantized* activations, so Σ(q-8)·xq is still
+// computed exactly up to f32 rounding. (Using the exact f32 Σx there instead was measured: it
+// mixes rounded and unrounded x and doubles the product error.)
 // each a switch on a compile-time type constant T, so after inlining every format gets its own
 // straight-line loop. A group costs a few vector ops for all its scales (times the A16 group
 // scales, one vector load) and one vector FMA for all its min terms (times the exact A16 sums);
@@ -90,21 +93,33 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
         const __m256i mask = avx2_lane_mask(cnt);
         for (int k = 0; k < NB; k++) {
             __m256 xd = cnt == 8 ? _mm256_loadu_ps(a[k].d + 8 * g) : _mm256_maskload_ps(a[k].d + 8 * g, mask);
+            // The constant offset: scale * (-offset) * Σq of each chunk (half), once per group.
+            const __m256 neg_off = _mm256_set1_ps(-(float)fam_q_offset(T));
             if (fam_same_scale(T)) {
-                _mm256_store_ps(cs[k], _mm256_mul_ps(s[0], xd));
+                __m256 c8 = _mm256_mul_ps(s[0], xd);
+                _mm256_store_ps(cs[k], c8);
                 if (fam_has_bias(T)) {
                     __m256 xs = cnt == 8 ? _mm256_loadu_ps(a[k].sum32 + 8 * g) : _mm256_maskload_ps(a[k].sum32 + 8 * g, mask);
                     bacc[k] = _mm256_fmadd_ps(b[0], xs, bacc[k]);
+                }
+                if (fam_q_offset(T)) {
+                    __m256 qs = cnt == 8 ? _mm256_loadu_ps(a[k].qsum32 + 8 * g) : _mm256_maskload_ps(a[k].qsum32 + 8 * g, mask);
+                    bacc[k] = _mm256_fmadd_ps(c8, _mm256_mul_ps(qs, neg_off), bacc[k]);
                 }
             } else {
                 // Split-scale formats are K-quants: their groups are always whole.
                 __m256 xd0 = _mm256_permutevar8x32_ps(xd, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
                 __m256 xd1 = _mm256_permutevar8x32_ps(xd, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7));
-                _mm256_store_ps(cs[k], _mm256_mul_ps(s[0], xd0));
-                _mm256_store_ps(cs[k] + 8, _mm256_mul_ps(s[1], xd1));
+                __m256 c0 = _mm256_mul_ps(s[0], xd0), c1 = _mm256_mul_ps(s[1], xd1);
+                _mm256_store_ps(cs[k], c0);
+                _mm256_store_ps(cs[k] + 8, c1);
                 if (fam_has_bias(T)) {
                     bacc[k] = _mm256_fmadd_ps(b[0], _mm256_loadu_ps(a[k].sum16 + 16 * g), bacc[k]);
                     bacc[k] = _mm256_fmadd_ps(b[1], _mm256_loadu_ps(a[k].sum16 + 16 * g + 8), bacc[k]);
+                }
+                if (fam_q_offset(T)) {
+                    bacc[k] = _mm256_fmadd_ps(c0, _mm256_mul_ps(_mm256_loadu_ps(a[k].qsum16 + 16 * g), neg_off), bacc[k]);
+                    bacc[k] = _mm256_fmadd_ps(c1, _mm256_mul_ps(_mm256_loadu_ps(a[k].qsum16 + 16 * g + 8), neg_off), bacc[k]);
                 }
             }
         }

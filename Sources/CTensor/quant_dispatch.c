@@ -144,7 +144,7 @@ void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
 }
 
 // The default entry points quantize x on the stack, a column chunk at a time, so they never
-// allocate and never need a caller's scratch. 20 KB of A16 cover rows of up to 8192 columns
+// allocate and never need a caller's scratch. 24 KB of A16 cover rows of up to 8192 columns
 // in one pass for a matvec; longer rows (and batches) accumulate chunk by chunk.
 #define STACK_A16_COLS 8192
 
@@ -161,8 +161,9 @@ void loom_matmul_isa(loom_isa isa, int type, const void *w, size_t row_bytes, in
         t->product(w, row_bytes, n_cols, x, ldx, 0, 0, y, ldy, n_batch, r_begin, r_end, 0);
         return;
     }
-    // float storage keeps the buffer 4-byte aligned for the A16 scale and sum arrays.
-    float stack[STACK_A16_COLS * 5 / 8];
+    // float storage keeps the buffer 4-byte aligned for the A16 scale and sum arrays
+    // (loom_a16_bytes: 2.875 bytes per column, within 3).
+    float stack[STACK_A16_COLS * 3 / 4];
     loom_quant_act_fn quantize = quantizer(isa);
     int64_t qk = loom_type_block_elems(type);
     size_t block_bytes = loom_type_block_bytes(type);

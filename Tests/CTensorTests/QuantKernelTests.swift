@@ -235,12 +235,15 @@ import Testing
         let bytes = loom_activation_bytes(Int64(n))
         var ref = [UInt8](repeating: 0, count: bytes)
         loom_quantize_activation_isa(LOOM_ISA_SCALAR, x, Int64(n), &ref)
-        // Layout: f32 d[n/32], sum32[n/32], sum16[n/16], then int16 q[n].
-        let qStart = (n / 32) * 8 + (n / 16) * 4
+        // Layout: f32 d[n/32] | sum32[n/32] | sum16[n/16] | qsum32[n/32] | qsum16[n/16] | i16 q[n].
+        let sumsStart = (n / 32) * 8 + (n / 16) * 4
+        let qStart = (n / 32) * 12 + (n / 16) * 8
+        #expect(bytes == qStart + 2 * n)
         for tier in availableTiers {
             var out = [UInt8](repeating: 0xAA, count: bytes)
             loom_quantize_activation_isa(tier, x, Int64(n), &out)
             #expect(Array(out[0..<(n / 32) * 4]) == Array(ref[0..<(n / 32) * 4]), "\(tier): scales differ")
+            #expect(Array(out[sumsStart..<qStart]) == Array(ref[sumsStart..<qStart]), "\(tier): integer sums differ")
             #expect(Array(out[qStart...]) == Array(ref[qStart...]), "\(tier): int16 values differ")
         }
     }
