@@ -3,13 +3,17 @@
 // Type ids are ggml's `ggml_type` ids, so a GGUF tensor's type field maps 1:1.
 // Weights are row-major in their file format: a matrix of `n_rows` rows, each row `n_cols`
 // elements long along ggml's ne[0], stored as loom_row_bytes(type, n_cols) bytes.
-// Activations are F32. Kernels never allocate; callers own every buffer.
+// Activations are F32 at the API; products with quantized weights round them to int16 per 32
+// elements internally (see "Pre-quantized activations" below), ~250x finer than llama.cpp's
+// int8. Kernels never allocate (the default entry points use ~24 KB of stack); callers own
+// every buffer. Kernels are single-threaded over [r_begin, r_end) and thread-safe.
 #ifndef LOOM_QUANT_H
 #define LOOM_QUANT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "loom_cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +50,8 @@ size_t loom_type_block_bytes(int type);
 size_t loom_row_bytes(int type, int64_t n);
 
 /// Dequantize `n` elements (a whole number of blocks) from `src` into `dst`.
+/// Invalid calls (unknown type, n not whole blocks) fill dst with NaN rather than guess; the
+/// products below do the same to their outputs.
 void loom_dequantize_row(int type, const void *src, float *dst, int64_t n);
 
 /// y[r] = dot(row r of W, x) for r in [r_begin, r_end).
@@ -59,6 +65,50 @@ void loom_matvec(int type, const void *w, size_t row_bytes, int64_t n_cols,
 void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
                  const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
                  int64_t r_begin, int64_t r_end);
+
+
+// ---- Pre-quantized activations ------------------------------------------------------------
+// Quantized weights are multiplied with activations quantized to int16 per 32 elements (A16:
+// one f32 scale, 32 int16, exact f32 sums), never to int8 as ggml does: see
+// quant_dispatch.c for the accuracy and speed measurements behind that choice. loom_matvec and
+// loom_matmul quantize x themselves (on the stack, in column chunks); a caller that runs one
+// product on several threads can quantize x once with loom_quantize_activation and hand every
+// thread the same buffer through loom_matvec_q / loom_matmul_q.
+
+/// True for the float weight types (F32, F16, BF16), whose products read `x` and never `xq`.
+bool loom_type_is_float(int type);
+
+/// Bytes of the quantized form of `n` activations (n a multiple of 32).
+size_t loom_activation_bytes(int64_t n);
+
+/// Quantizes `n` activations (a multiple of 32) into `dst` (loom_activation_bytes(n) bytes,
+/// 4-byte aligned).
+void loom_quantize_activation(const float *x, int64_t n, void *dst);
+
+/// loom_matvec with x already quantized into `xq` by loom_quantize_activation(x, n_cols, xq).
+/// Float weight types read `x` instead (xq may then be NULL); quantized types ignore `x`.
+void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                   const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end);
+
+/// loom_matmul with every column already quantized: column b's A16 row starts at
+/// xq + b*xq_stride bytes (xq_stride >= loom_activation_bytes(n_cols), a multiple of 4).
+/// Float weight types read `x`/`ldx` instead; quantized types ignore them.
+void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                   const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                   float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
+
+// ---- Tier-explicit forms ----------------------------------------------------------------
+// The same operations at a given kernel tier (clamped to loom_isa_best()), independent of the
+// process-wide loom_isa_active(): tests and `loom bench kernels` compare tiers with them.
+
+void loom_dequantize_row_isa(loom_isa isa, int type, const void *src, float *dst, int64_t n);
+void loom_quantize_activation_isa(loom_isa isa, const float *x, int64_t n, void *dst);
+void loom_matmul_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
+                     const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
+                     int64_t r_begin, int64_t r_end);
+void loom_matmul_q_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
+                       const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                       float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,30 @@
+/// `loom bench`: benchmarks. `loom bench kernels …` measures the C kernels against the
+/// machine's memory bandwidth (BenchKernelsCommand.swift); anything else is the model
+/// benchmark, which parses its own options.
+enum BenchCommand: LoomCommand {
+    static let name = "bench"
+    static let summary = "benchmark the kernels (bench kernels) or a model"
+    static let usage = """
+        usage: loom bench kernels [--json] [--isa scalar|avx2|avx512] [--size-mb N]
+          kernels            read bandwidth, matvec weight GB/s per type (1 and 2 threads, and
+                             in L2 on 1 thread), single-threaded sgemm GFLOP/s
+          --json             print {"read_bandwidth_gbps", "matvec": [{"type", "gbps", "share",
+                             "gbps_1thread", "share_1thread", "gbps_in_cache_1thread"}],
+                             "sgemm_gflops", "blas_core", "isa"} (gbps/share: 2 threads)
+          --isa TIER         kernel tier to measure (default: the best this machine runs)
+          --size-mb N        weight matrix size per type in MiB (default 256, well above the LLC)
+
+        """
+
+    static func run(_ arguments: [String]) async throws {
+        if arguments.first == "kernels" {
+            let args = try Arguments(Array(arguments.dropFirst()), flags: ["json"], options: ["isa", "size-mb"])
+            if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+            try BenchKernels.run(args)
+            return
+        }
+        // Hook for the model benchmark (pp/tg over a GGUF model): it takes every other form of
+        // `loom bench` and parses its own options.
+        throw UsageError("model benchmark not available yet; try 'loom bench kernels'")
+    }
+}
