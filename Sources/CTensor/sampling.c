@@ -1,9 +1,10 @@
 // The sampler chain (order and RNG documented in loom_sampling.h).
 //
 // Candidates are (logit, id) pairs in a buffer sized by the vocabulary. Filters never sort the
-// whole vocabulary: top-k is a quickselect, and top-p sorts a growing prefix (64, 256, 1024, …
-// entries) until the kept mass reaches p, which for real distributions is a few hundred tokens.
-// The order (logit descending, id ascending) is total, so every step is deterministic.
+// whole vocabulary: top-k keeps a k-heap (quickselect for large k), and top-p sorts the best 64
+// candidates, which settles peaked distributions, else buckets candidates by logit and sorts
+// only the bucket where the mass crosses p. The order (logit descending, id ascending) is total,
+// so every step is deterministic.
 #include "loom_sampling.h"
 #include "simd_math.h"
 
