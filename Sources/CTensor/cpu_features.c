@@ -74,9 +74,14 @@ static void init_once(void) {
     detect(&g_features);
     const loom_cpu_features *f = &g_features;
     if (f->avx2 && f->fma && f->f16c) g_best = LOOM_ISA_AVX2;
-    if (g_best == LOOM_ISA_AVX2 && f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq) g_best = LOOM_ISA_AVX512;
-    g_active = g_best;
     const char *env = getenv("LOOM_ISA");
+    // The AVX-512 tier has not yet run on AVX-512 hardware in this project's CI (its machines
+    // have been AVX2-only), so it is used only when asked for by name; until it has been
+    // verified, an AVX-512 machine runs the tested AVX2 kernels.
+    bool avx512_opted_in = env && strcmp(env, "avx512") == 0;
+    if (avx512_opted_in && g_best == LOOM_ISA_AVX2 && f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq)
+        g_best = LOOM_ISA_AVX512;
+    g_active = g_best;
     if (env) {
         loom_isa want = g_best;
         if (strcmp(env, "scalar") == 0) want = LOOM_ISA_SCALAR;

@@ -4,6 +4,7 @@
 // (XCR0 via XGETBV for AVX/AVX-512; arch_prctl permission for AMX). Kernels come in three tiers
 // (scalar, AVX2+FMA, AVX-512); `loom_isa_active` picks the best usable one, or the level forced by
 // the LOOM_ISA environment variable (scalar|avx2|avx512), never above what the machine supports.
+// The AVX-512 tier is opt-in (LOOM_ISA=avx512) until it has been verified on AVX-512 hardware.
 #ifndef LOOM_CPU_H
 #define LOOM_CPU_H
 
