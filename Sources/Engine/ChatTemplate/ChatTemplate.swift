@@ -1,0 +1,115 @@
+import LoomJSON
+
+/// A model's chat template (`tokenizer.chat_template`), parsed once and rendered many times.
+///
+/// The template language is the Jinja2 subset Hugging Face chat templates use, with the exact
+/// semantics of `transformers`' `apply_chat_template`: an immutable sandbox with
+/// `trim_blocks`/`lstrip_blocks`, the `loopcontrols` extension and the `{% generation %}` tag,
+/// Python values (`str()` of `True`/`None`/dicts, code-point strings, insertion-ordered dicts,
+/// lenient undefined values), `tojson` as `json.dumps(..., ensure_ascii=False)`, and the globals
+/// `raise_exception`, `strftime_now`, `namespace`, `range` and `dict`.
+///
+/// Rendering is bounded by `limits`: runaway loops, deep recursion and huge outputs end with a
+/// `TemplateError` of kind `.limit`.
+public struct ChatTemplate: Sendable {
+    /// The template text as given.
+    public let source: String
+    /// The resource budget applied to every render.
+    public var limits: TemplateLimits
+    let nodes: [Node]
+
+    /// Parses `source`; throws a `.syntax` error with line and column when it is malformed.
+    public init(source: String, limits: TemplateLimits = .standard) throws(TemplateError) {
+        self.source = source
+        self.limits = limits
+        var parser = try TemplateParser(source: source)
+        nodes = try parser.parseTemplate()
+    }
+
+    /// Renders with exactly the variables of `context` (what `Template.render(**context)` gets).
+    /// - Parameters:
+    ///   - context: the template's variables, JSON-decoded with key order kept.
+    ///   - now: the time `strftime_now` formats.
+    public func render(context: JSONObject, now: TemplateDateTime = .current()) throws(TemplateError) -> String {
+        let root = Scope(parent: nil)
+        for (key, value) in context { root.variables[key] = Value(json: value) }
+        let interpreter = TemplateInterpreter(limits: limits, now: now)
+        try interpreter.execute(nodes, root)
+        return interpreter.output
+    }
+
+    /// Renders a conversation the way `apply_chat_template` does.
+    ///
+    /// Messages are normalised as transformers 5 does (see `normalizedContext`), and the context
+    /// holds `messages`, `tools` (`None` when nil), `documents` (`None`),
+    /// `add_generation_prompt`, `bos_token`, `eos_token` and then every member of `extra`
+    /// (e.g. `enable_thinking`), which may override the others.
+    public func render(messages: [JSONValue], tools: [JSONValue]? = nil, addGenerationPrompt: Bool,
+                       bosToken: String, eosToken: String, extra: JSONObject = JSONObject(),
+                       now: TemplateDateTime = .current()) throws(TemplateError) -> String {
+        try render(context: ChatTemplate.normalizedContext(messages: messages, tools: tools,
+                                                           addGenerationPrompt: addGenerationPrompt,
+                                                           bosToken: bosToken, eosToken: eosToken, extra: extra),
+                   now: now)
+    }
+
+    /// The variables `apply_chat_template` passes to a template.
+    ///
+    /// Each message object loses members whose value is `null`, and a message with
+    /// `reasoning_content` also gets a `thinking` copy (templates such as gpt-oss read it).
+    public static func normalizedContext(messages: [JSONValue], tools: [JSONValue]?, addGenerationPrompt: Bool,
+                                         bosToken: String, eosToken: String,
+                                         extra: JSONObject = JSONObject()) -> JSONObject {
+        let normalized: [JSONValue] = messages.map { message in
+            guard case .object(let object) = message else { return message }
+            var out = JSONObject()
+            for (key, value) in object where !value.isNull { out[key] = value }
+            if let reasoning = out["reasoning_content"], out["thinking"] == nil { out["thinking"] = reasoning }
+            return .object(out)
+        }
+        var context = JSONObject()
+        context["messages"] = .array(normalized)
+        context["tools"] = tools.map { .array($0) } ?? .null
+        context["documents"] = .null
+        context["add_generation_prompt"] = .bool(addGenerationPrompt)
+        context["bos_token"] = .string(bosToken)
+        context["eos_token"] = .string(eosToken)
+        for (key, value) in extra { context[key] = value }
+        return context
+    }
+}
+
+/// The transcript format for models without a chat template.
+///
+/// Each message becomes one `"<role>: <content>\n"` line (content parts of OpenAI-style arrays
+/// are concatenated; non-string content is written as JSON), and when a generation prompt is
+/// requested the text ends with `"assistant:"`. Example:
+///
+///     system: Be brief.
+///     user: Hi!
+///     assistant:
+public enum PlainChatFormat {
+    /// Renders `messages` as plain text lines.
+    public static func render(messages: [JSONValue], addGenerationPrompt: Bool) -> String {
+        var out = ""
+        for message in messages {
+            let role = message["role"]?.stringValue ?? "user"
+            out += role + ": " + text(of: message["content"]) + "\n"
+        }
+        if addGenerationPrompt { out += "assistant:" }
+        return out
+    }
+
+    private static func text(of content: JSONValue?) -> String {
+        switch content {
+        case nil, .null?: return ""
+        case .string(let s)?: return s
+        case .array(let parts)?:
+            return parts.map { part in
+                if let s = part.stringValue { return s }
+                return part["text"]?.stringValue ?? ""
+            }.joined()
+        case let other?: return other.serialized()
+        }
+    }
+}

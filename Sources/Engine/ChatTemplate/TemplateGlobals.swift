@@ -1,0 +1,77 @@
+/// The global functions Hugging Face's chat-template environment provides.
+enum TemplateGlobals {
+    static let names: Set<String> = ["raise_exception", "strftime_now", "namespace", "range", "dict"]
+    /// The sandbox's `MAX_RANGE`.
+    static let maximumRange = 100_000
+}
+
+extension TemplateInterpreter {
+    func callGlobal(_ name: String, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        switch name {
+        case "raise_exception":
+            let message = args.value(0, "message").map(PythonFormat.str) ?? ""
+            throw TemplateError(.raised, message)
+        case "strftime_now":
+            guard let pattern = args.value(0, "format")?.stringValue else {
+                throw TemplateError.type("strftime_now() argument must be str")
+            }
+            return .string(now.format(pattern))
+        case "namespace":
+            var attributes = PyDict()
+            for p in args.positional {
+                switch p {
+                case .dict(let d): for (k, v) in d.items { attributes[k] = v }
+                default:
+                    for pair in try iterate(p) {
+                        let kv = try iterate(pair)
+                        guard kv.count == 2, let k = kv[0].stringValue else {
+                            throw TemplateError.type("cannot convert namespace argument to a dict")
+                        }
+                        attributes[k] = kv[1]
+                    }
+                }
+            }
+            for (k, v) in args.keyword { attributes[k] = v }
+            if let bad = attributes.keys.first(where: { $0.hasPrefix("_") }) {
+                throw TemplateError(.security, "namespace attribute '\(bad)' is not allowed")
+            }
+            return .namespace(Namespace(attributes))
+        case "dict":
+            var d = PyDict()
+            for p in args.positional {
+                guard case .dict(let other) = p else { throw TemplateError.type("dict() positional argument must be a mapping") }
+                for (k, v) in other.items { d[k] = v }
+            }
+            for (k, v) in args.keyword { d[k] = v }
+            return .dict(d)
+        case "range":
+            var bounds: [Int] = []
+            for p in args.positional {
+                guard case .int(let i)? = p.numeric else {
+                    if case .undefined(let u) = p { throw u.error }
+                    throw TemplateError.type("'\(p.typeName)' object cannot be interpreted as an integer")
+                }
+                bounds.append(i)
+            }
+            let (start, stop, step): (Int, Int, Int)
+            switch bounds.count {
+            case 1: (start, stop, step) = (0, bounds[0], 1)
+            case 2: (start, stop, step) = (bounds[0], bounds[1], 1)
+            case 3: (start, stop, step) = (bounds[0], bounds[1], bounds[2])
+            default: throw TemplateError.type("range expected 1 to 3 arguments, got \(bounds.count)")
+            }
+            if step == 0 { throw TemplateError.value("range() arg 3 must not be zero") }
+            let estimate = (Double(stop) - Double(start)) / Double(step)
+            if estimate > Double(TemplateGlobals.maximumRange) {
+                throw TemplateError(.limit, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (\(TemplateGlobals.maximumRange)).")
+            }
+            let count = step > 0 ? max(0, (stop - start + step - 1) / step) : max(0, (start - stop - step - 1) / -step)
+            if count > TemplateGlobals.maximumRange {
+                throw TemplateError(.limit, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (\(TemplateGlobals.maximumRange)).")
+            }
+            return .list((0..<count).map { .int(start + $0 * step) })
+        default:
+            throw TemplateError.runtime("unknown global '\(name)'")
+        }
+    }
+}

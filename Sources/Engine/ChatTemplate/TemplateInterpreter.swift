@@ -1,0 +1,219 @@
+/// Budgets that stop hostile or runaway templates with an error instead of a crash or hang.
+public struct TemplateLimits: Sendable {
+    /// Most bytes a render may produce.
+    public var maximumOutputBytes: Int
+    /// Most statements, loop iterations and calls a render may execute.
+    public var maximumSteps: Int
+    /// Deepest nesting of macro calls.
+    public var maximumCallDepth: Int
+
+    /// Creates limits.
+    public init(maximumOutputBytes: Int = 64 << 20, maximumSteps: Int = 20_000_000, maximumCallDepth: Int = 64) {
+        self.maximumOutputBytes = maximumOutputBytes
+        self.maximumSteps = maximumSteps
+        self.maximumCallDepth = maximumCallDepth
+    }
+
+    /// Generous limits for chat templates.
+    public static let standard = TemplateLimits()
+}
+
+/// Executes a parsed template: statements, scoping and output.
+///
+/// Scoping follows Jinja2: `for` bodies and macro calls get their own scope (assignments inside
+/// do not leak out, which is why templates use `namespace()`), every loop iteration starts
+/// afresh from the enclosing values, `if` introduces no scope, and names not found in any scope
+/// come from the render context and then the globals.
+final class TemplateInterpreter {
+    var output = ""
+    let limits: TemplateLimits
+    let now: TemplateDateTime
+    var steps = 0
+    var callDepth = 0
+    var loopDepth = 0
+
+    init(limits: TemplateLimits, now: TemplateDateTime) {
+        self.limits = limits
+        self.now = now
+    }
+
+    enum Flow { case normal, breakLoop, continueLoop }
+
+    func step() throws(TemplateError) {
+        steps += 1
+        if steps > limits.maximumSteps {
+            throw TemplateError(.limit, "template exceeded its budget of \(limits.maximumSteps) steps")
+        }
+    }
+
+    func emit(_ text: String) throws(TemplateError) {
+        output += text
+        if output.utf8.count > limits.maximumOutputBytes {
+            throw TemplateError(.limit, "template output exceeded \(limits.maximumOutputBytes) bytes")
+        }
+    }
+
+    /// Renders `nodes` into a fresh buffer and returns what they printed.
+    func capture(_ nodes: [Node], _ scope: Scope) throws(TemplateError) -> String {
+        let saved = output
+        output = ""
+        defer { output = saved }
+        _ = try execute(nodes, scope)
+        return output
+    }
+
+    @discardableResult
+    func execute(_ nodes: [Node], _ scope: Scope) throws(TemplateError) -> Flow {
+        for node in nodes {
+            try step()
+            switch node {
+            case .text(let t):
+                try emit(t)
+            case .output(let e):
+                let v = try evaluate(e, scope)
+                switch v {
+                case .string(let s), .markup(let s): try emit(s)
+                default: try emit(PythonFormat.str(v))
+                }
+            case .ifChain(let branches, let otherwise):
+                var taken = false
+                for (condition, body) in branches where try evaluate(condition, scope).truthy {
+                    taken = true
+                    let flow = try execute(body, scope)
+                    if flow != .normal { return flow }
+                    break
+                }
+                if !taken, let otherwise {
+                    let flow = try execute(otherwise, scope)
+                    if flow != .normal { return flow }
+                }
+            case .forLoop(let loop):
+                try executeFor(loop, scope)
+            case .set(let target, let expr):
+                try assign(target, try evaluate(expr, scope), scope)
+            case .setBlock(let target, let body, let filters):
+                var value: Value = .string(try capture(body, scope))
+                for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
+                try assign(target, value, scope)
+            case .macro(let definition):
+                scope.variables[definition.name] = .callable(.macro(Macro(definition: definition, closure: scope)))
+            case .callBlock(let callerDefinition, let call):
+                guard case .call(let callee, let args) = call else { break }
+                var arguments = try evaluateArguments(args, scope)
+                arguments.keyword.append(("caller", .callable(.macro(Macro(definition: callerDefinition, closure: scope)))))
+                let result = try callValue(try evaluate(callee, scope), arguments)
+                try emit(PythonFormat.str(result))
+            case .filterBlock(let filters, let body):
+                var value: Value = .string(try capture(body, scope))
+                for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
+                try emit(PythonFormat.str(value))
+            case .with(let assignments, let body):
+                let inner = Scope(parent: scope)
+                for (name, expr) in assignments { inner.variables[name] = try evaluate(expr, scope) }
+                let flow = try execute(body, inner)
+                if flow != .normal { return flow }
+            case .breakLoop:
+                return .breakLoop
+            case .continueLoop:
+                return .continueLoop
+            }
+        }
+        return .normal
+    }
+
+    func assign(_ target: AssignTarget, _ value: Value, _ scope: Scope) throws(TemplateError) {
+        switch target {
+        case .name(let n):
+            scope.variables[n] = value
+        case .names(let names):
+            let items = try iterate(value)
+            if items.count < names.count {
+                throw TemplateError.value("not enough values to unpack (expected \(names.count), got \(items.count))")
+            }
+            if items.count > names.count {
+                throw TemplateError.value("too many values to unpack (expected \(names.count))")
+            }
+            for (n, v) in zip(names, items) { scope.variables[n] = v }
+        case .attribute(let object, let attribute):
+            guard case .namespace(let ns) = lookup(object, scope) else {
+                throw TemplateError.runtime("cannot assign attribute on non-namespace object")
+            }
+            ns.attributes[attribute] = value
+        }
+    }
+
+    private func executeFor(_ loop: ForLoopNode, _ scope: Scope) throws(TemplateError) {
+        var items = try iterate(try evaluate(loop.iterable, scope))
+        if let condition = loop.condition {
+            var kept: [Value] = []
+            for item in items {
+                try step()
+                let probe = Scope(parent: scope)
+                try assign(loop.target, item, probe)
+                if try evaluate(condition, probe).truthy { kept.append(item) }
+            }
+            items = kept
+        }
+        if items.isEmpty {
+            if !loop.elseBody.isEmpty { try execute(loop.elseBody, Scope(parent: scope)) }
+            return
+        }
+        let context = LoopContext(items: items, depth0: loopDepth)
+        loopDepth += 1
+        defer { loopDepth -= 1 }
+        for (i, item) in items.enumerated() {
+            try step()
+            context.index0 = i
+            let iteration = Scope(parent: scope)
+            iteration.variables["loop"] = .loop(context)
+            try assign(loop.target, item, iteration)
+            if try execute(loop.body, iteration) == .breakLoop { break }
+        }
+    }
+
+    /// Name resolution: scopes, then the render context (the root scope), then globals.
+    func lookup(_ name: String, _ scope: Scope) -> Value {
+        if let v = scope.lookup(name) { return v }
+        if TemplateGlobals.names.contains(name) { return .callable(.builtin(name)) }
+        return .missing(name)
+    }
+
+    /// Calls a macro with bound arguments and returns its output.
+    func callMacro(_ macro: Macro, _ arguments: EvaluatedArguments) throws(TemplateError) -> Value {
+        callDepth += 1
+        defer { callDepth -= 1 }
+        if callDepth > limits.maximumCallDepth {
+            throw TemplateError(.limit, "macro calls nested deeper than \(limits.maximumCallDepth)")
+        }
+        let def = macro.definition
+        let scope = Scope(parent: macro.closure)
+        var keyword = arguments.keyword
+        var extraPositional: [Value] = []
+        for (i, value) in arguments.positional.enumerated() {
+            if i < def.parameters.count {
+                scope.variables[def.parameters[i].0] = value
+            } else {
+                extraPositional.append(value)
+            }
+        }
+        for (i, param) in def.parameters.enumerated() where i >= arguments.positional.count {
+            if let k = keyword.firstIndex(where: { $0.0 == param.0 }) {
+                scope.variables[param.0] = keyword[k].1
+                keyword.remove(at: k)
+            } else if let defaultExpr = param.1 {
+                scope.variables[param.0] = try evaluate(defaultExpr, scope)
+            } else {
+                scope.variables[param.0] = .undefined(UndefinedInfo(hint: "parameter '\(param.0)' was not provided"))
+            }
+        }
+        if let k = keyword.firstIndex(where: { $0.0 == "caller" }) {
+            scope.variables["caller"] = keyword[k].1
+            keyword.remove(at: k)
+        }
+        scope.variables["varargs"] = .tuple(extraPositional)
+        var kwargs = PyDict()
+        for (k, v) in keyword { kwargs[k] = v }
+        scope.variables["kwargs"] = .dict(kwargs)
+        return .string(try capture(def.body, scope))
+    }
+}

@@ -1,0 +1,293 @@
+import LoomJSON
+
+/// A runtime value of the template language, modelled on the Python objects Jinja2 handles.
+///
+/// Python semantics that reach the output are kept: `int` and `float` stay distinct, `str`
+/// compares by code points, dicts keep insertion order, `Markup` escapes what is added to it,
+/// and generators (`map`, `select`, `items`, …) are single-use and not JSON serializable.
+enum Value {
+    case undefined(UndefinedInfo)
+    case none
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    /// markupsafe's `Markup`: a string marked safe; concatenating a plain string escapes it.
+    case markup(String)
+    case list([Value])
+    case tuple([Value])
+    case dict(PyDict)
+    case namespace(Namespace)
+    case generator(Generator)
+    case callable(Callable)
+    case loop(LoopContext)
+
+    /// A plain missing variable.
+    static func missing(_ name: String) -> Value { .undefined(UndefinedInfo(name: name)) }
+
+    /// The text of a `str` or `Markup`.
+    var stringValue: String? {
+        switch self {
+        case .string(let s), .markup(let s): return s
+        default: return nil
+        }
+    }
+
+    var isUndefined: Bool { if case .undefined = self { return true }; return false }
+    var isNone: Bool { if case .none = self { return true }; return false }
+
+    /// Python's `type(x).__name__`.
+    var typeName: String {
+        switch self {
+        case .undefined: return "Undefined"
+        case .none: return "NoneType"
+        case .bool: return "bool"
+        case .int: return "int"
+        case .double: return "float"
+        case .string: return "str"
+        case .markup: return "Markup"
+        case .list: return "list"
+        case .tuple: return "tuple"
+        case .dict: return "dict"
+        case .namespace: return "Namespace"
+        case .generator: return "generator"
+        case .callable(let c):
+            switch c {
+            case .macro: return "Macro"
+            case .method: return "builtin_function_or_method"
+            default: return "function"
+            }
+        case .loop: return "LoopContext"
+        }
+    }
+
+    /// Python truthiness (`bool(x)`); an undefined value is falsy.
+    var truthy: Bool {
+        switch self {
+        case .undefined, .none: return false
+        case .bool(let b): return b
+        case .int(let i): return i != 0
+        case .double(let d): return d != 0
+        case .string(let s), .markup(let s): return !s.isEmpty
+        case .list(let a), .tuple(let a): return !a.isEmpty
+        case .dict(let d): return !d.isEmpty
+        case .namespace, .generator, .callable, .loop: return true
+        }
+    }
+
+    /// The value as a Python number (`bool` counts, as in Python), if it is one.
+    var numeric: Numeric? {
+        switch self {
+        case .bool(let b): return .int(b ? 1 : 0)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        default: return nil
+        }
+    }
+
+    /// A Python number.
+    enum Numeric {
+        case int(Int)
+        case double(Double)
+        var asDouble: Double {
+            switch self {
+            case .int(let i): return Double(i)
+            case .double(let d): return d
+            }
+        }
+    }
+
+    /// Converts decoded JSON: integer literals become `int`, other numbers `float`.
+    init(json: JSONValue) {
+        switch json {
+        case .null: self = .none
+        case .bool(let b): self = .bool(b)
+        case .number(let n):
+            if n.isIntegerLiteral, let i = Int(n.literal) {
+                self = .int(i)
+            } else {
+                // Integers beyond 64 bits become floats: Python would keep them exact, Loom cannot.
+                self = .double(n.doubleValue)
+            }
+        case .string(let s): self = .string(s)
+        case .array(let items): self = .list(items.map(Value.init(json:)))
+        case .object(let obj):
+            var d = PyDict()
+            for (k, v) in obj { d[k] = Value(json: v) }
+            self = .dict(d)
+        }
+    }
+}
+
+/// Why a value is undefined; decides the message when it is used.
+struct UndefinedInfo {
+    /// The missing name (variable, attribute or key), already in Python `repr` form when it is an element.
+    var name: String?
+    /// The object it was looked up on, as Python's `object_type_repr`, or nil for a missing variable.
+    var owner: String?
+    /// True when the lookup key was not a string (`has no element`).
+    var isElement = false
+    /// A fixed message that replaces the generated one.
+    var hint: String?
+    /// Using this value is a sandbox violation, not a plain undefined error.
+    var security = false
+
+    init(name: String? = nil, owner: String? = nil, isElement: Bool = false, hint: String? = nil, security: Bool = false) {
+        self.name = name
+        self.owner = owner
+        self.isElement = isElement
+        self.hint = hint
+        self.security = security
+    }
+
+    /// Jinja2's `Undefined._undefined_message`.
+    var message: String {
+        if let hint { return hint }
+        guard let owner else { return "'\(name ?? "")' is undefined" }
+        if isElement { return "\(owner) has no element \(name ?? "")" }
+        return "'\(owner)' has no attribute '\(name ?? "")'"
+    }
+
+    var error: TemplateError { TemplateError(security ? .security : .undefined, message) }
+}
+
+/// An insertion-ordered dict with `str` keys compared by code points (not canonical equivalence).
+struct PyDict {
+    private(set) var keys: [String] = []
+    private(set) var values: [Value] = []
+    /// Built only for larger dicts: small ones (the common case) are scanned linearly.
+    private var index: [ExactKey: Int]?
+
+    init() {}
+
+    var count: Int { keys.count }
+    var isEmpty: Bool { keys.isEmpty }
+
+    func position(of key: String) -> Int? {
+        if let index { return index[ExactKey(key)] }
+        for i in keys.indices where keys[i].utf8.elementsEqual(key.utf8) { return i }
+        return nil
+    }
+
+    subscript(key: String) -> Value? {
+        get { position(of: key).map { values[$0] } }
+        set {
+            if let i = position(of: key) {
+                if let newValue {
+                    values[i] = newValue
+                } else {
+                    keys.remove(at: i)
+                    values.remove(at: i)
+                    rebuildIndex()
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+                if index != nil {
+                    index![ExactKey(key)] = keys.count - 1
+                } else if keys.count > 12 {
+                    rebuildIndex()
+                }
+            }
+        }
+    }
+
+    private mutating func rebuildIndex() {
+        guard keys.count > 12 else { index = nil; return }
+        var idx: [ExactKey: Int] = [:]
+        for (i, k) in keys.enumerated() { idx[ExactKey(k)] = i }
+        index = idx
+    }
+
+    /// `(key, value)` pairs in order.
+    var items: [(String, Value)] { Array(zip(keys, values)) }
+}
+
+/// A dictionary key that compares strings by their code points, as Python does.
+struct ExactKey: Hashable {
+    let text: String
+    init(_ text: String) { self.text = text }
+    static func == (a: ExactKey, b: ExactKey) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+    func hash(into hasher: inout Hasher) {
+        for byte in text.utf8 { hasher.combine(byte) }
+    }
+}
+
+/// Jinja2's `namespace()`: the one mutable object templates can assign attributes on.
+final class Namespace {
+    var attributes: PyDict
+    init(_ attributes: PyDict) { self.attributes = attributes }
+}
+
+/// A single-use iterator produced by `map`, `select`, `items`, `reverse`, `unique`, ….
+///
+/// Its items are computed eagerly (the functions involved have no side effects), but a failure
+/// is reported only when it is iterated, and a second iteration sees nothing, as in Python.
+final class Generator {
+    private var items: [Value]
+    private let failure: TemplateError?
+    private var consumed = false
+
+    init(_ items: [Value]) { self.items = items; failure = nil }
+    init(failure: TemplateError) { items = []; self.failure = failure }
+
+    /// Takes the remaining items.
+    func drain() throws(TemplateError) -> [Value] {
+        if let failure { throw failure }
+        if consumed { return [] }
+        consumed = true
+        let out = items
+        items = []
+        return out
+    }
+}
+
+/// Something a template can call.
+indirect enum Callable {
+    case macro(Macro)
+    /// A global function by name (`raise_exception`, `strftime_now`, `namespace`, `range`, `dict`, …).
+    case builtin(String)
+    /// A method bound to its receiver (`message.content.strip`).
+    case method(Value, String)
+    case loopCycle(LoopContext)
+    case loopChanged(LoopContext)
+}
+
+/// A macro closed over the scope it was defined in.
+final class Macro {
+    let definition: MacroDefinition
+    let closure: Scope
+    /// The body of the `{% call %}` block this macro stands for as `caller`, if any.
+    init(definition: MacroDefinition, closure: Scope) {
+        self.definition = definition
+        self.closure = closure
+    }
+}
+
+/// The `loop` variable of a `for` statement.
+final class LoopContext {
+    let items: [Value]
+    var index0 = 0
+    let depth0: Int
+    var lastChanged: [Value]?
+    init(items: [Value], depth0: Int) {
+        self.items = items
+        self.depth0 = depth0
+    }
+}
+
+/// A variable scope: the template's top level, a `for` body or a macro call.
+final class Scope {
+    var variables: [String: Value] = [:]
+    let parent: Scope?
+    init(parent: Scope?) { self.parent = parent }
+
+    func lookup(_ name: String) -> Value? {
+        var s: Scope? = self
+        while let scope = s {
+            if let v = scope.variables[name] { return v }
+            s = scope.parent
+        }
+        return nil
+    }
+}
