@@ -67,7 +67,7 @@ enum PythonFormat {
         out += "{"
         for i in 0..<d.count {
             if i > 0 { out += ", " }
-            writeStringRepr(d.keys[i], into: &out)
+            writeRepr(d.keys[i], into: &out)
             out += ": "
             writeRepr(d.values[i], into: &out)
         }
@@ -242,14 +242,29 @@ extension PythonFormat {
         case .dict(let d):
             if d.isEmpty { out += "{}"; return }
             out += "{"
+            // json.dumps turns int, float, bool and None keys into strings.
+            var keys: [String] = []
+            for key in d.keys {
+                switch key {
+                case .string(let s), .markup(let s): keys.append(s)
+                case .none: keys.append("null")
+                case .bool(let b): keys.append(b ? "true" : "false")
+                case .int(let i): keys.append(String(i))
+                case .double(let x): keys.append(floatRepr(x))
+                default: throw TemplateError(.type, "keys must be str, int, float, bool or None, not \(key.typeName)")
+                }
+            }
             var order = Array(0..<d.count)
             if options.sortKeys {
-                order.sort { d.keys[$0].unicodeScalars.lexicographicallyPrecedes(d.keys[$1].unicodeScalars) }
+                for k in d.keys where k.stringValue == nil {
+                    throw TemplateError(.type, "'<' not supported between instances of '\(k.typeName)' and 'str'")
+                }
+                order.sort { PythonString.less(keys[$0], keys[$1]) }
             }
             for (n, i) in order.enumerated() {
                 if n > 0 { out += options.itemSeparator }
                 newline(options, level + 1, &out)
-                writeJSONString(d.keys[i], ascii: options.ensureASCII, into: &out)
+                writeJSONString(keys[i], ascii: options.ensureASCII, into: &out)
                 out += options.keySeparator
                 try writeJSON(d.values[i], options, level: level + 1, into: &out)
             }

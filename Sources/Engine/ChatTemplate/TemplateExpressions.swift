@@ -45,10 +45,7 @@ extension TemplateInterpreter {
             var d = PyDict()
             for (k, v) in pairs {
                 let key = try evaluate(k, scope)
-                guard let s = key.stringValue else {
-                    throw TemplateError.type("dict keys other than strings are not supported (got \(key.typeName))")
-                }
-                d[s] = try evaluate(v, scope)
+                try d.insert(key, try evaluate(v, scope))
             }
             return .dict(d)
         case .attribute(let object, let name):
@@ -135,7 +132,10 @@ extension TemplateInterpreter {
             guard case .dict(let d) = try evaluate(doubleStar, scope) else {
                 throw TemplateError.type("argument after ** must be a mapping")
             }
-            out.keyword.append(contentsOf: d.items)
+            for (k, v) in d.items {
+                guard let name = k.stringValue else { throw TemplateError.type("keywords must be strings") }
+                out.keyword.append((name, v))
+            }
         }
         return out
     }
@@ -316,7 +316,7 @@ extension TemplateInterpreter {
         case .list(let a), .tuple(let a):
             return a.contains { Value.pyEqual($0, item) }
         case .dict(let d):
-            guard let k = item.stringValue else { return false }
+            guard let k = HashKey(item) else { throw TemplateError.type("unhashable type: '\(item.typeName)'") }
             return d.position(of: k) != nil
         case .undefined:
             return false
@@ -351,7 +351,7 @@ extension Value {
         case (.dict(let x), .dict(let y)):
             guard x.count == y.count else { return false }
             for (k, v) in x.items {
-                guard let other = y[k], pyEqual(v, other) else { return false }
+                guard let other = y.lookup(k), pyEqual(v, other) else { return false }
             }
             return true
         case (.namespace(let x), .namespace(let y)): return x === y

@@ -85,7 +85,7 @@ extension TemplateInterpreter {
             guard case .dict(let d) = value else {
                 return .generator(Generator(failure: TemplateError.type("Can only get item pairs from a mapping.")))
             }
-            return .generator(Generator(d.items.map { .tuple([.string($0.0), $0.1]) }))
+            return .generator(Generator(d.items.map { .tuple([$0.0, $0.1]) }))
         case "dictsort":
             return try dictsort(value, args)
         case "sort":
@@ -315,7 +315,7 @@ extension TemplateInterpreter {
         let caseSensitive = args.value(0, "case_sensitive")?.truthy ?? false
         let by = args.value(1, "by")?.stringValue ?? "key"
         guard by == "key" || by == "value" else { throw TemplateError.runtime("You can only sort by either 'key' or 'value'") }
-        let pairs: [Value] = d.items.map { .tuple([.string($0.0), $0.1]) }
+        let pairs: [Value] = d.items.map { .tuple([$0.0, $0.1]) }
         let sorted = try stableSort(pairs, reverse: args.value(2, "reverse")?.truthy ?? false) { (pair: Value) throws(TemplateError) in
             guard case .tuple(let kv) = pair else { return pair }
             let k = by == "key" ? kv[0] : kv[1]
@@ -326,7 +326,8 @@ extension TemplateInterpreter {
 
     private func mapFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
         do throws(TemplateError) {
-            if value.isUndefined { return .generator(Generator([])) }
+            // Jinja2 checks truthiness first: `none | map(...)` is empty, not an error.
+            if !value.truthy { return .generator(Generator([])) }
             let items = try iterate(value)
             if let attribute = args.keyword.first(where: { $0.0 == "attribute" })?.1 {
                 let fallback = args.keyword.first(where: { $0.0 == "default" })?.1
@@ -352,7 +353,7 @@ extension TemplateInterpreter {
 
     private func selectFilter(_ value: Value, _ args: EvaluatedArguments, byAttribute: Bool, keep: Bool) -> Value {
         do throws(TemplateError) {
-            if value.isUndefined { return .generator(Generator([])) }
+            if !value.truthy { return .generator(Generator([])) }
             var positional = args.positional
             var attribute: Value?
             if byAttribute {

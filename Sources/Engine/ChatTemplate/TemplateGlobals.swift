@@ -20,19 +20,19 @@ extension TemplateInterpreter {
             var attributes = PyDict()
             for p in args.positional {
                 switch p {
-                case .dict(let d): for (k, v) in d.items { attributes[k] = v }
+                case .dict(let d): for (k, v) in d.items { try attributes.insert(k, v) }
                 default:
                     for pair in try iterate(p) {
                         let kv = try iterate(pair)
-                        guard kv.count == 2, let k = kv[0].stringValue else {
+                        guard kv.count == 2 else {
                             throw TemplateError.type("cannot convert namespace argument to a dict")
                         }
-                        attributes[k] = kv[1]
+                        try attributes.insert(kv[0], kv[1])
                     }
                 }
             }
             for (k, v) in args.keyword { attributes[k] = v }
-            if let bad = attributes.keys.first(where: { $0.hasPrefix("_") }) {
+            if let bad = attributes.keys.compactMap(\.stringValue).first(where: { $0.hasPrefix("_") }) {
                 throw TemplateError(.security, "namespace attribute '\(bad)' is not allowed")
             }
             return .namespace(Namespace(attributes))
@@ -40,7 +40,7 @@ extension TemplateInterpreter {
             var d = PyDict()
             for p in args.positional {
                 guard case .dict(let other) = p else { throw TemplateError.type("dict() positional argument must be a mapping") }
-                for (k, v) in other.items { d[k] = v }
+                for (k, v) in other.items { try d.insert(k, v) }
             }
             for (k, v) in args.keyword { d[k] = v }
             return .dict(d)

@@ -83,10 +83,8 @@ extension TemplateInterpreter {
         if case .undefined(let u) = v { throw u.error }
         switch v {
         case .dict(let d):
-            if let k = key.stringValue {
-                if let found = d[k] { return found }
-                return try attribute(of: v, k)
-            }
+            if let found = d.lookup(key) { return found }
+            if let k = key.stringValue { return try attribute(of: v, k) }
         case .list(let a), .tuple(let a):
             if case .int(let i)? = key.numeric {
                 let idx = i < 0 ? i + a.count : i
@@ -181,7 +179,7 @@ extension TemplateInterpreter {
     func iterate(_ v: Value) throws(TemplateError) -> [Value] {
         switch v {
         case .list(let a), .tuple(let a): return a
-        case .dict(let d): return d.keys.map { .string($0) }
+        case .dict(let d): return d.keys
         case .string(let s), .markup(let s): return s.unicodeScalars.map { .string(String($0)) }
         case .generator(let g): return try g.drain()
         case .undefined: return []

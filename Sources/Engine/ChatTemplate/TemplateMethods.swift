@@ -235,12 +235,11 @@ extension TemplateInterpreter {
             try args.check(name, names: ["key", "default"])
             guard let key = args.value(0, "key") else { throw TemplateError.type("get expected at least 1 argument, got 0") }
             let fallback = args.value(1, "default") ?? .none
-            guard let k = key.stringValue else { return fallback }
-            return d[k] ?? fallback
+            return d.lookup(key) ?? fallback
         case "items":
-            return .list(d.items.map { .tuple([.string($0.0), $0.1]) })
+            return .list(d.items.map { .tuple([$0.0, $0.1]) })
         case "keys":
-            return .list(d.keys.map { .string($0) })
+            return .list(d.keys)
         case "values":
             return .list(d.values)
         case "copy":
