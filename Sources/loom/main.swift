@@ -8,6 +8,7 @@ import Darwin
 enum LoomCommands {
     static let all: [any LoomCommand.Type] = [
         InspectCommand.self,
+        TemplateCommand.self,
     ]
 }
 
