@@ -20,6 +20,13 @@ enum PythonFormat {
     }
 
     static func writeRepr(_ value: Value, into out: inout String) {
+        var active: [ObjectIdentifier] = []
+        writeRepr(value, into: &out, active: &active)
+    }
+
+    /// `active` holds the namespaces being printed: a namespace that contains itself prints as
+    /// `<Namespace {...}>`, as Python's recursive-repr guard does.
+    private static func writeRepr(_ value: Value, into out: inout String, active: inout [ObjectIdentifier]) {
         switch value {
         case .undefined: out += "Undefined"
         case .none: out += "None"
@@ -35,22 +42,26 @@ enum PythonFormat {
             out += "["
             for (i, item) in items.enumerated() {
                 if i > 0 { out += ", " }
-                writeRepr(item, into: &out)
+                writeRepr(item, into: &out, active: &active)
             }
             out += "]"
         case .tuple(let items):
             out += "("
             for (i, item) in items.enumerated() {
                 if i > 0 { out += ", " }
-                writeRepr(item, into: &out)
+                writeRepr(item, into: &out, active: &active)
             }
             out += items.count == 1 ? ",)" : ")"
         case .dict(let d):
-            writeDictRepr(d, into: &out)
+            writeDictRepr(d, into: &out, active: &active)
         case .namespace(let ns):
+            let id = ObjectIdentifier(ns)
+            if active.contains(id) { out += "<Namespace {...}>"; return }
+            active.append(id)
             out += "<Namespace "
-            writeDictRepr(ns.attributes, into: &out)
+            writeDictRepr(ns.attributes, into: &out, active: &active)
             out += ">"
+            active.removeLast()
         case .generator: out += "<generator object>"
         case .callable(let c):
             switch c {
@@ -63,13 +74,13 @@ enum PythonFormat {
         }
     }
 
-    private static func writeDictRepr(_ d: PyDict, into out: inout String) {
+    private static func writeDictRepr(_ d: PyDict, into out: inout String, active: inout [ObjectIdentifier]) {
         out += "{"
         for i in 0..<d.count {
             if i > 0 { out += ", " }
-            writeRepr(d.keys[i], into: &out)
+            writeRepr(d.keys[i], into: &out, active: &active)
             out += ": "
-            writeRepr(d.values[i], into: &out)
+            writeRepr(d.values[i], into: &out, active: &active)
         }
         out += "}"
     }

@@ -27,6 +27,8 @@ struct EvaluatedArguments {
 
 extension TemplateInterpreter {
     func evaluate(_ expr: Expr, _ scope: Scope) throws(TemplateError) -> Value {
+        try enterNesting()
+        defer { nesting -= 1 }
         switch expr {
         case .literal(let l):
             return l.value

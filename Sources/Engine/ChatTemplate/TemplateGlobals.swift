@@ -35,7 +35,9 @@ extension TemplateInterpreter {
             if let bad = attributes.keys.compactMap(\.stringValue).first(where: { $0.hasPrefix("_") }) {
                 throw TemplateError(.security, "namespace attribute '\(bad)' is not allowed")
             }
-            return .namespace(Namespace(attributes))
+            let ns = Namespace(PyDict())
+            for (k, v) in attributes.items { try ns.assign(k.stringValue ?? "", v) }
+            return .namespace(ns)
         case "dict":
             var d = PyDict()
             for p in args.positional {

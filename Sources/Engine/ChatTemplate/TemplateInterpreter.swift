@@ -6,12 +6,17 @@ public struct TemplateLimits: Sendable {
     public var maximumSteps: Int
     /// Deepest nesting of macro calls.
     public var maximumCallDepth: Int
+    /// Deepest nesting of statements and expressions being evaluated at once (across macro
+    /// calls); bounds the native stack a render uses.
+    public var maximumNesting: Int
 
     /// Creates limits.
-    public init(maximumOutputBytes: Int = 64 << 20, maximumSteps: Int = 20_000_000, maximumCallDepth: Int = 64) {
+    public init(maximumOutputBytes: Int = 64 << 20, maximumSteps: Int = 20_000_000, maximumCallDepth: Int = 64,
+                maximumNesting: Int = 250) {
         self.maximumOutputBytes = maximumOutputBytes
         self.maximumSteps = maximumSteps
         self.maximumCallDepth = maximumCallDepth
+        self.maximumNesting = maximumNesting
     }
 
     /// Generous limits for chat templates.
@@ -31,6 +36,7 @@ final class TemplateInterpreter {
     var steps = 0
     var callDepth = 0
     var loopDepth = 0
+    var nesting = 0
 
     init(limits: TemplateLimits, now: TemplateDateTime) {
         self.limits = limits
@@ -62,8 +68,19 @@ final class TemplateInterpreter {
         return output
     }
 
+    /// Counts native recursion (statements, expressions, calls) against `maximumNesting`.
+    @inline(__always)
+    func enterNesting() throws(TemplateError) {
+        nesting += 1
+        if nesting > limits.maximumNesting {
+            throw TemplateError(.limit, "template evaluation nested deeper than \(limits.maximumNesting) levels")
+        }
+    }
+
     @discardableResult
     func execute(_ nodes: [Node], _ scope: Scope) throws(TemplateError) -> Flow {
+        try enterNesting()
+        defer { nesting -= 1 }
         for node in nodes {
             try step()
             switch node {
@@ -138,7 +155,7 @@ final class TemplateInterpreter {
             guard case .namespace(let ns) = lookup(object, scope) else {
                 throw TemplateError.runtime("cannot assign attribute on non-namespace object")
             }
-            ns.attributes[attribute] = value
+            try ns.assign(attribute, value)
         }
     }
 

@@ -9,7 +9,7 @@ struct TemplateParser {
     private var index = 0
     private var depth = 0
     /// Deep nesting is refused instead of overflowing the stack.
-    static let maximumDepth = 200
+    static let maximumDepth = 150
 
     init(source: String) throws(TemplateError) {
         var lexer = TemplateLexer(source: source)
@@ -74,6 +74,13 @@ struct TemplateParser {
         case .op(let o): return "'\(o)'"
         case .end: return "end of template"
         }
+    }
+
+    /// Each operator in a left-associative chain deepens the tree by one level; counting them
+    /// keeps evaluation (and destruction) of the tree within the stack.
+    private mutating func deepen(_ extra: inout Int) throws(TemplateError) {
+        try enter()
+        extra += 1
     }
 
     private mutating func enter() throws(TemplateError) {
@@ -320,7 +327,10 @@ struct TemplateParser {
         try enter()
         defer { depth -= 1 }
         var expr = try parseOr()
+        var extra = 0
+        defer { depth -= extra }
         while skipName("if") {
+            try deepen(&extra)
             let test = try parseOr()
             var otherwise: Expr?
             if skipName("else") { otherwise = try parseExpression() }
@@ -331,13 +341,17 @@ struct TemplateParser {
 
     private mutating func parseOr() throws(TemplateError) -> Expr {
         var left = try parseAnd()
-        while skipName("or") { left = .or(left, try parseAnd()) }
+        var extra = 0
+        defer { depth -= extra }
+        while skipName("or") { try deepen(&extra); left = .or(left, try parseAnd()) }
         return left
     }
 
     private mutating func parseAnd() throws(TemplateError) -> Expr {
         var left = try parseNot()
-        while skipName("and") { left = .and(left, try parseNot()) }
+        var extra = 0
+        defer { depth -= extra }
+        while skipName("and") { try deepen(&extra); left = .and(left, try parseNot()) }
         return left
     }
 
@@ -371,7 +385,10 @@ struct TemplateParser {
 
     private mutating func parseMath1() throws(TemplateError) -> Expr {
         var left = try parseConcat()
+        var extra = 0
+        defer { depth -= extra }
         while true {
+            if isOp("+") || isOp("-") { try deepen(&extra) }
             if skipOp("+") { left = .binary(.add, left, try parseConcat()) }
             else if skipOp("-") { left = .binary(.subtract, left, try parseConcat()) }
             else { return left }
@@ -386,18 +403,23 @@ struct TemplateParser {
 
     private mutating func parseMath2() throws(TemplateError) -> Expr {
         var left = try parsePow()
+        var extra = 0
+        defer { depth -= extra }
         while true {
             let op: BinaryOperator
             if isOp("*") { op = .multiply } else if isOp("/") { op = .divide }
             else if isOp("//") { op = .floorDivide } else if isOp("%") { op = .modulo } else { return left }
             advance()
+            try deepen(&extra)
             left = .binary(op, left, try parsePow())
         }
     }
 
     private mutating func parsePow() throws(TemplateError) -> Expr {
         var left = try parseUnary(withFilter: true)
-        while skipOp("**") { left = .binary(.power, left, try parseUnary(withFilter: true)) }
+        var extra = 0
+        defer { depth -= extra }
+        while skipOp("**") { try deepen(&extra); left = .binary(.power, left, try parseUnary(withFilter: true)) }
         return left
     }
 
@@ -476,7 +498,10 @@ struct TemplateParser {
 
     private mutating func parsePostfix(_ start: Expr) throws(TemplateError) -> Expr {
         var node = start
+        var extra = 0
+        defer { depth -= extra }
         while true {
+            if isOp(".") || isOp("[") || isOp("(") { try deepen(&extra) }
             if skipOp(".") {
                 switch current {
                 case .name(let n): advance(); node = .attribute(node, n)
@@ -553,7 +578,10 @@ struct TemplateParser {
 
     private mutating func parseFilterExpression(_ start: Expr) throws(TemplateError) -> Expr {
         var node = start
+        var extra = 0
+        defer { depth -= extra }
         while true {
+            if isOp("|") || isOp("(") || isName("is") { try deepen(&extra) }
             if skipOp("|") {
                 let name = try parseDottedName()
                 let args = isOp("(") ? try parseCallArguments() : CallArguments()

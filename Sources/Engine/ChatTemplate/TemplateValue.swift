@@ -263,7 +263,52 @@ struct ExactKey: Hashable {
 /// Jinja2's `namespace()`: the one mutable object templates can assign attributes on.
 final class Namespace {
     var attributes: PyDict
+    /// How deeply values nest below this namespace. Namespace attributes are the only way a
+    /// value survives a loop iteration, so bounding this bounds every structure a template can
+    /// grow (deeper ones would exhaust the stack when printed or freed).
+    var depth = 1
     init(_ attributes: PyDict) { self.attributes = attributes }
+
+    /// Values may nest this deep below a namespace.
+    static let maximumDepth = 256
+
+    /// Stores an attribute, refusing values that would nest too deeply.
+    func assign(_ name: String, _ value: Value) throws(TemplateError) {
+        let d = value.nestingDepth(limit: Namespace.maximumDepth) + 1
+        if d > Namespace.maximumDepth {
+            throw TemplateError(.limit, "value assigned to namespace attribute '\(name)' nests deeper than \(Namespace.maximumDepth) levels")
+        }
+        depth = max(depth, d)
+        attributes[name] = value
+    }
+}
+
+extension Value {
+    /// Container nesting depth (scalars 0), computed no further than `limit`.
+    func nestingDepth(limit: Int) -> Int {
+        func deepest(_ items: [Value]) -> Int {
+            guard limit > 0 else { return 1 }
+            var m = 0
+            for item in items {
+                switch item {
+                case .list, .tuple, .dict, .namespace, .generator, .loop:
+                    m = max(m, item.nestingDepth(limit: limit - 1))
+                    if m >= limit { return 1 + m }
+                default:
+                    continue
+                }
+            }
+            return 1 + m
+        }
+        switch self {
+        case .list(let a), .tuple(let a): return deepest(a)
+        case .dict(let d): return deepest(d.values)
+        case .namespace(let ns): return ns.depth
+        case .generator(let g): return deepest(g.pending)
+        case .loop(let l): return deepest(l.items)
+        default: return 0
+        }
+    }
 }
 
 /// A single-use iterator produced by `map`, `select`, `items`, `reverse`, `unique`, ….
@@ -276,6 +321,9 @@ final class Generator {
     private var consumed = false
 
     init(_ items: [Value]) { self.items = items; failure = nil }
+
+    /// The items not yet taken.
+    var pending: [Value] { consumed ? [] : items }
     init(failure: TemplateError) { items = []; self.failure = failure }
 
     /// Takes the remaining items.
