@@ -32,7 +32,7 @@ public struct ChatTemplate: Sendable {
     ///   - now: the time `strftime_now` formats.
     public func render(context: JSONObject, now: TemplateDateTime = .current()) throws(TemplateError) -> String {
         let root = Scope(parent: nil)
-        for (key, value) in context { root.variables[key] = Value(json: value) }
+        for (key, value) in context { root[key] = Value(json: value) }
         let interpreter = TemplateInterpreter(limits: limits, now: now)
         try interpreter.execute(nodes, root)
         return interpreter.output

@@ -113,7 +113,7 @@ final class TemplateInterpreter {
                 for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
                 try assign(target, value, scope)
             case .macro(let definition):
-                scope.variables[definition.name] = .callable(.macro(Macro(definition: definition, closure: scope)))
+                scope[definition.name] = .callable(.macro(Macro(definition: definition, closure: scope)))
             case .callBlock(let callerDefinition, let call):
                 guard case .call(let callee, let args) = call else { break }
                 var arguments = try evaluateArguments(args, scope)
@@ -126,7 +126,7 @@ final class TemplateInterpreter {
                 try emit(PythonFormat.str(value))
             case .with(let assignments, let body):
                 let inner = Scope(parent: scope)
-                for (name, expr) in assignments { inner.variables[name] = try evaluate(expr, scope) }
+                for (name, expr) in assignments { inner[name] = try evaluate(expr, scope) }
                 let flow = try execute(body, inner)
                 if flow != .normal { return flow }
             case .breakLoop:
@@ -141,7 +141,7 @@ final class TemplateInterpreter {
     func assign(_ target: AssignTarget, _ value: Value, _ scope: Scope) throws(TemplateError) {
         switch target {
         case .name(let n):
-            scope.variables[n] = value
+            scope[n] = value
         case .names(let names):
             let items = try iterate(value)
             if items.count < names.count {
@@ -150,7 +150,7 @@ final class TemplateInterpreter {
             if items.count > names.count {
                 throw TemplateError.value("too many values to unpack (expected \(names.count))")
             }
-            for (n, v) in zip(names, items) { scope.variables[n] = v }
+            for (n, v) in zip(names, items) { scope[n] = v }
         case .attribute(let object, let attribute):
             guard case .namespace(let ns) = lookup(object, scope) else {
                 throw TemplateError.runtime("cannot assign attribute on non-namespace object")
@@ -182,7 +182,7 @@ final class TemplateInterpreter {
             try step()
             context.index0 = i
             let iteration = Scope(parent: scope)
-            iteration.variables["loop"] = .loop(context)
+            iteration["loop"] = .loop(context)
             try assign(loop.target, item, iteration)
             if try execute(loop.body, iteration) == .breakLoop { break }
         }
@@ -208,29 +208,29 @@ final class TemplateInterpreter {
         var extraPositional: [Value] = []
         for (i, value) in arguments.positional.enumerated() {
             if i < def.parameters.count {
-                scope.variables[def.parameters[i].0] = value
+                scope[def.parameters[i].0] = value
             } else {
                 extraPositional.append(value)
             }
         }
         for (i, param) in def.parameters.enumerated() where i >= arguments.positional.count {
             if let k = keyword.firstIndex(where: { $0.0 == param.0 }) {
-                scope.variables[param.0] = keyword[k].1
+                scope[param.0] = keyword[k].1
                 keyword.remove(at: k)
             } else if let defaultExpr = param.1 {
-                scope.variables[param.0] = try evaluate(defaultExpr, scope)
+                scope[param.0] = try evaluate(defaultExpr, scope)
             } else {
-                scope.variables[param.0] = .undefined(UndefinedInfo(hint: "parameter '\(param.0)' was not provided"))
+                scope[param.0] = .undefined(UndefinedInfo(hint: "parameter '\(param.0)' was not provided"))
             }
         }
         if let k = keyword.firstIndex(where: { $0.0 == "caller" }) {
-            scope.variables["caller"] = keyword[k].1
+            scope["caller"] = keyword[k].1
             keyword.remove(at: k)
         }
-        scope.variables["varargs"] = .tuple(extraPositional)
+        scope["varargs"] = .tuple(extraPositional)
         var kwargs = PyDict()
         for (k, v) in keyword { kwargs[k] = v }
-        scope.variables["kwargs"] = .dict(kwargs)
+        scope["kwargs"] = .dict(kwargs)
         return .string(try capture(def.body, scope))
     }
 }

@@ -33,6 +33,19 @@ struct TemplateLexer {
     /// Python's `str.splitlines()` + `"\n".join(...)`: every line boundary becomes `\n` and one
     /// trailing boundary is dropped.
     static func normalizeNewlines(_ source: String) -> [UInt8] {
+        // Fast path: no line break other than `\n` (no VT/FF/CR/FS/GS/RS, NEL, U+2028/U+2029).
+        let bytes = Array(source.utf8)
+        var plain = true
+        for (i, b) in bytes.enumerated() {
+            if (b >= 0x0B && b <= 0x0D) || (b >= 0x1C && b <= 0x1E) { plain = false; break }
+            if b == 0xC2, i + 1 < bytes.count, bytes[i + 1] == 0x85 { plain = false; break }
+            if b == 0xE2, i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 { plain = false; break }
+        }
+        if plain {
+            var out = bytes
+            if out.last == 0x0A { out.removeLast() }
+            return out
+        }
         var out: [UInt8] = []
         out.reserveCapacity(source.utf8.count)
         var scalars = source.unicodeScalars.makeIterator()
