@@ -162,6 +162,8 @@ extension TemplateInterpreter {
                 loop.lastChanged = arguments.positional
                 return .bool(true)
             }
+        case .loop(let context):
+            return try callRecursiveLoop(context, arguments)
         case .undefined(let u):
             throw u.error
         default:

@@ -35,7 +35,6 @@ final class TemplateInterpreter {
     let now: TemplateDateTime
     var steps = 0
     var callDepth = 0
-    var loopDepth = 0
     var nesting = 0
 
     init(limits: TemplateLimits, now: TemplateDateTime) {
@@ -160,7 +159,31 @@ final class TemplateInterpreter {
     }
 
     private func executeFor(_ loop: ForLoopNode, _ scope: Scope) throws(TemplateError) {
-        var items = try iterate(try evaluate(loop.iterable, scope))
+        try runLoop(loop, try evaluate(loop.iterable, scope), scope, depth0: 0)
+    }
+
+    /// `loop(items)` inside a recursive loop: the body again, one level deeper, as a string.
+    func callRecursiveLoop(_ context: LoopContext, _ arguments: EvaluatedArguments) throws(TemplateError) -> Value {
+        guard let (node, scope) = context.recursion else {
+            throw TemplateError.type("'LoopContext' object is not callable: the loop is not recursive")
+        }
+        guard arguments.positional.count == 1, arguments.keyword.isEmpty else {
+            throw TemplateError.type("loop() takes exactly one argument")
+        }
+        callDepth += 1
+        defer { callDepth -= 1 }
+        if callDepth > limits.maximumCallDepth {
+            throw TemplateError(.limit, "recursive loop nested deeper than \(limits.maximumCallDepth)")
+        }
+        let saved = output
+        output = ""
+        defer { output = saved }
+        try runLoop(node, arguments.positional[0], scope, depth0: context.depth0 + 1)
+        return .string(output)
+    }
+
+    private func runLoop(_ loop: ForLoopNode, _ iterable: Value, _ scope: Scope, depth0: Int) throws(TemplateError) {
+        var items = try iterate(iterable)
         if let condition = loop.condition {
             var kept: [Value] = []
             for item in items {
@@ -175,9 +198,7 @@ final class TemplateInterpreter {
             if !loop.elseBody.isEmpty { try execute(loop.elseBody, Scope(parent: scope)) }
             return
         }
-        let context = LoopContext(items: items, depth0: loopDepth)
-        loopDepth += 1
-        defer { loopDepth -= 1 }
+        let context = LoopContext(items: items, depth0: depth0, recursion: loop.recursive ? (loop, scope) : nil)
         for (i, item) in items.enumerated() {
             try step()
             context.index0 = i

@@ -220,7 +220,7 @@ struct TemplateParser {
             try expectBlockEnd()
             return .set(target, value)
         }
-        let filters = isOp("|") ? try parseFilterChain() : []
+        let filters = skipOp("|") ? try parseFilterChain() : []
         try expectBlockEnd()
         let (body, _) = try parseBody(until: ["endset"])
         try expectBlockEnd()

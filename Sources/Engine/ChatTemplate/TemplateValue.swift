@@ -365,9 +365,13 @@ final class LoopContext {
     var index0 = 0
     let depth0: Int
     var lastChanged: [Value]?
-    init(items: [Value], depth0: Int) {
+    /// For `{% for … recursive %}`: the loop and its enclosing scope, so `loop(children)` can
+    /// render the body again one level deeper.
+    let recursion: (node: ForLoopNode, scope: Scope)?
+    init(items: [Value], depth0: Int, recursion: (node: ForLoopNode, scope: Scope)?) {
         self.items = items
         self.depth0 = depth0
+        self.recursion = recursion
     }
 }
 
