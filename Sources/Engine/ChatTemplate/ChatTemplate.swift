@@ -38,6 +38,14 @@ public struct ChatTemplate: Sendable {
         return interpreter.output
     }
 
+    /// Renders with the variables of an unordered dictionary (top-level order never matters;
+    /// nested objects keep their own order).
+    public func render(variables: [String: JSONValue], now: TemplateDateTime = .current()) throws(TemplateError) -> String {
+        var context = JSONObject()
+        for key in variables.keys.sorted() { context[key] = variables[key] }
+        return try render(context: context, now: now)
+    }
+
     /// Renders a conversation the way `apply_chat_template` does.
     ///
     /// Messages are normalised as transformers 5 does (see `normalizedContext`), and the context
