@@ -82,5 +82,12 @@ enum ChatTemplateFeatureCases {
 {"name": "dict_methods", "template": "{{ d.keys()|list }} {{ d.values()|list }} {{ d.get('b', 'fb') }} {{ d.get('c', 'fb') }} {{ d|length }} {{ 'a' in d }} {{ d.copy() }} {% for k, v in d.items() %}{{ k }}:{{ v }} {% endfor %}", "context": {"d": {"a": 1, "b": null}}, "expected": "['a', 'b'] [1, None] None fb 2 True {'a': 1, 'b': None} a:1 b:None ", "error": null}
 {"name": "generator_semantics", "template": "{% set g = xs|map('string') %}{{ g|join }}|{{ g|join }}|{{ g is iterable }}{{ g is sequence }}{{ (xs|select('odd'))|list }}{{ xs|reverse|join }}{{ xs|map('string')|first }}", "context": {"xs": [1, 2, 3]}, "expected": "123||TrueFalse[1, 3]3211", "error": null}
 {"name": "generator_length_error", "template": "{{ xs|select('odd')|length }}\n", "context": {"xs": [1, 2, 3]}, "expected": null, "error": "TypeError: object of type 'generator' has no len()"}
+{"name": "macro_too_many_arguments", "template": "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}", "context": {}, "expected": null, "error": "TypeError: macro 'm' takes not more than 1 argument(s)"}
+{"name": "macro_unknown_keyword", "template": "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, b=2) }}", "context": {}, "expected": null, "error": "TypeError: macro 'm' takes no keyword argument 'b'"}
+{"name": "macro_missing_argument", "template": "{% macro m(a, b) %}[{{ a }}|{{ b }}|{{ b is defined }}]{% endmacro %}{{ m(1) }}", "context": {}, "expected": "[1||False]", "error": null}
+{"name": "call_block_without_caller", "template": "{% macro m() %}x{% endmacro %}{% call m() %}body{% endcall %}", "context": {}, "expected": null, "error": "TypeError: macro 'm' was invoked with two values for the special caller argument. This is most likely a bug."}
+{"name": "lstrip_unicode_whitespace", "template": "a\n \t  {% if true %}\nb\n  x {% if true %}y{% endif %}\n  {% endif %}\n  {% if true %}nbsp-stripped\n{% endif %}", "context": {}, "expected": "a\nb\n  x ynbsp-stripped\n", "error": null}
+{"name": "varargs_kwargs", "template": "{% macro m(a) %}{{ a }}{{ varargs|list }}{{ kwargs|dictsort }}{% endmacro %}{{ m(1, 2, 3, z=4, y=5) }}\n", "context": {}, "expected": "1[2, 3][('y', 5), ('z', 4)]", "error": null}
+{"name": "unclosed_block_message", "template": "{% for x in y %}{% if x %}\n", "context": {}, "expected": null, "error": "TemplateSyntaxError: Unexpected end of template. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."}
 """#
 }

@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func fixtureIsComplete() {
-        #expect(ChatTemplateFeatureTests.cases.count == 76)
+        #expect(ChatTemplateFeatureTests.cases.count == 83)
     }
 
     @Test(arguments: ChatTemplateFeatureTests.cases)

@@ -99,10 +99,18 @@ final class MacroDefinition: Sendable {
     let name: String
     let parameters: [(String, Expr?)]
     let body: [Node]
+    /// The body reads `varargs`, `kwargs` or `caller`, so the macro accepts them.
+    let acceptsVarargs: Bool
+    let acceptsKwargs: Bool
+    let acceptsCaller: Bool
     init(name: String, parameters: [(String, Expr?)], body: [Node]) {
         self.name = name
         self.parameters = parameters
         self.body = body
+        let used = TemplateNameScan.references(["varargs", "kwargs", "caller"], in: body)
+        acceptsVarargs = used.contains("varargs")
+        acceptsKwargs = used.contains("kwargs")
+        acceptsCaller = used.contains("caller") || parameters.contains { $0.0 == "caller" }
     }
 }
 

@@ -244,14 +244,29 @@ final class TemplateInterpreter {
                 scope[param.0] = .undefined(UndefinedInfo(hint: "parameter '\(param.0)' was not provided"))
             }
         }
-        if let k = keyword.firstIndex(where: { $0.0 == "caller" }) {
-            scope["caller"] = keyword[k].1
-            keyword.remove(at: k)
+        if def.acceptsCaller, !def.parameters.contains(where: { $0.0 == "caller" }) {
+            if let k = keyword.firstIndex(where: { $0.0 == "caller" }) {
+                scope["caller"] = keyword[k].1
+                keyword.remove(at: k)
+            } else {
+                scope["caller"] = .undefined(UndefinedInfo(name: "caller", hint: "No caller defined"))
+            }
         }
-        scope["varargs"] = .tuple(extraPositional)
-        var kwargs = PyDict()
-        for (k, v) in keyword { kwargs[k] = v }
-        scope["kwargs"] = .dict(kwargs)
+        if def.acceptsKwargs {
+            var kwargs = PyDict()
+            for (k, v) in keyword { kwargs[k] = v }
+            scope["kwargs"] = .dict(kwargs)
+        } else if let (name, _) = keyword.first {
+            if name == "caller" {
+                throw TemplateError.type("macro '\(def.name)' was invoked with two values for the special caller argument. This is most likely a bug.")
+            }
+            throw TemplateError.type("macro '\(def.name)' takes no keyword argument '\(name)'")
+        }
+        if def.acceptsVarargs {
+            scope["varargs"] = .tuple(extraPositional)
+        } else if !extraPositional.isEmpty {
+            throw TemplateError.type("macro '\(def.name)' takes not more than \(def.parameters.count) argument(s)")
+        }
         return .string(try capture(def.body, scope))
     }
 }

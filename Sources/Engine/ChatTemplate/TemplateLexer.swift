@@ -157,14 +157,13 @@ struct TemplateLexer {
 
     /// `lstrip_blocks`: drop spaces/tabs between the last line start and a block or comment tag.
     private func lstripBlocksEnd(_ start: Int, _ end: Int) -> Int {
-        var i = end
-        while i > start, bytes[i - 1] == UInt8(ascii: " ") || bytes[i - 1] == UInt8(ascii: "\t") { i -= 1 }
-        if i == end { return end }
-        if i > start {
-            return bytes[i - 1] == 0x0A ? i : end
-        }
-        // The text reaches back to its own start: strip only if that is a line start.
-        return (start == 0 || bytes[start - 1] == 0x0A) ? i : end
+        var lineStart = end
+        while lineStart > start, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
+        if lineStart == end { return end }
+        // Without a newline in the text, strip only if the text itself starts a line.
+        if lineStart == start && !(start == 0 || bytes[start - 1] == 0x0A) { return end }
+        let tail = String(decoding: bytes[lineStart..<end], as: UTF8.self)
+        return tail.unicodeScalars.allSatisfy(PythonString.isSpace) ? lineStart : end
     }
 
     /// After a closing delimiter: `-` strips all following whitespace; block and comment tags

@@ -92,7 +92,7 @@ struct TemplateParser {
 
     /// Parses nodes until a block tag whose name is in `endTags`; returns that name (the
     /// tag's name token is consumed, the rest of the tag is not).
-    private mutating func parseBody(until endTags: Set<String>) throws(TemplateError) -> ([Node], String?) {
+    private mutating func parseBody(until endTags: Set<String>, in block: String? = nil) throws(TemplateError) -> ([Node], String?) {
         try enter()
         defer { depth -= 1 }
         var nodes: [Node] = []
@@ -100,7 +100,9 @@ struct TemplateParser {
             switch current {
             case .end:
                 if !endTags.isEmpty {
-                    throw error("Unexpected end of template. Jinja was looking for the following tags: \(endTags.sorted().map { "'\($0)'" }.joined(separator: " or ")).")
+                    var message = "Unexpected end of template. Jinja was looking for the following tags: \(endTags.sorted().map { "'\($0)'" }.joined(separator: " or "))."
+                    if let block { message += " The innermost block that needs to be closed is '\(block)'." }
+                    throw error(message)
                 }
                 return (nodes, nil)
             case .text(let t):
@@ -138,7 +140,7 @@ struct TemplateParser {
         case "filter":
             let filters = try parseFilterChain()
             try expectBlockEnd()
-            let (body, _) = try parseBody(until: ["endfilter"])
+            let (body, _) = try parseBody(until: ["endfilter"], in: "filter")
             try expectBlockEnd()
             return .filterBlock(filters, body)
         case "with":
@@ -150,13 +152,13 @@ struct TemplateParser {
                 assignments.append((name, try parseExpression()))
             }
             try expectBlockEnd()
-            let (body, _) = try parseBody(until: ["endwith"])
+            let (body, _) = try parseBody(until: ["endwith"], in: "with")
             try expectBlockEnd()
             return .with(assignments, body)
         case "generation":
             // transformers' tag: it only records offsets, the body renders unchanged.
             try expectBlockEnd()
-            let (body, _) = try parseBody(until: ["endgeneration"])
+            let (body, _) = try parseBody(until: ["endgeneration"], in: "generation")
             try expectBlockEnd()
             return .with([], body)
         case "break", "continue":
@@ -177,14 +179,14 @@ struct TemplateParser {
         var condition = try parseTuple(withConditional: true)
         while true {
             try expectBlockEnd()
-            let (body, end) = try parseBody(until: ["elif", "else", "endif"])
+            let (body, end) = try parseBody(until: ["elif", "else", "endif"], in: "if")
             branches.append((condition, body))
             switch end {
             case "elif":
                 condition = try parseTuple(withConditional: true)
             case "else":
                 try expectBlockEnd()
-                let (elseBody, _) = try parseBody(until: ["endif"])
+                let (elseBody, _) = try parseBody(until: ["endif"], in: "if")
                 try expectBlockEnd()
                 return .ifChain(branches, otherwise: elseBody)
             default:
@@ -202,11 +204,11 @@ struct TemplateParser {
         if skipName("if") { condition = try parseExpression() }
         let recursive = skipName("recursive")
         try expectBlockEnd()
-        let (body, end) = try parseBody(until: ["endfor", "else"])
+        let (body, end) = try parseBody(until: ["endfor", "else"], in: "for")
         var elseBody: [Node] = []
         if end == "else" {
             try expectBlockEnd()
-            (elseBody, _) = try parseBody(until: ["endfor"])
+            (elseBody, _) = try parseBody(until: ["endfor"], in: "for")
         }
         try expectBlockEnd()
         return .forLoop(ForLoopNode(target: target, iterable: iterable, condition: condition, body: body,
@@ -222,7 +224,7 @@ struct TemplateParser {
         }
         let filters = skipOp("|") ? try parseFilterChain() : []
         try expectBlockEnd()
-        let (body, _) = try parseBody(until: ["endset"])
+        let (body, _) = try parseBody(until: ["endset"], in: "set")
         try expectBlockEnd()
         return .setBlock(target, body, filters)
     }
@@ -267,7 +269,7 @@ struct TemplateParser {
         let name = try expectName()
         let params = try parseMacroParameters()
         try expectBlockEnd()
-        let (body, _) = try parseBody(until: ["endmacro"])
+        let (body, _) = try parseBody(until: ["endmacro"], in: "macro")
         if case .name = current { advance() }  // `{% endmacro name %}`
         try expectBlockEnd()
         return .macro(MacroDefinition(name: name, parameters: params, body: body))
@@ -278,7 +280,7 @@ struct TemplateParser {
         let call = try parseExpression()
         guard case .call = call else { throw error("expected call") }
         try expectBlockEnd()
-        let (body, _) = try parseBody(until: ["endcall"])
+        let (body, _) = try parseBody(until: ["endcall"], in: "call")
         try expectBlockEnd()
         return .callBlock(MacroDefinition(name: "caller", parameters: params, body: body), call)
     }
