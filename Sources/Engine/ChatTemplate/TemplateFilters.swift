@@ -443,28 +443,34 @@ extension TemplateInterpreter {
         return (parts.first ?? "") + end
     }
 
+    /// markupsafe's `striptags`: drop comments and tags, collapse whitespace, unescape entities.
     private func stripTags(_ s: String) -> String {
-        var text = ""
-        var scalars = Array(s.unicodeScalars)[...]
-        while let c = scalars.first {
-            if c == "<" {
-                if scalars.starts(with: "<!--".unicodeScalars), let end = PythonString.find(Array(String(String.UnicodeScalarView(scalars)).utf8), Array("-->".utf8)) {
-                    let rest = String(String.UnicodeScalarView(scalars))
-                    let after = String(decoding: Array(rest.utf8)[(end + 3)...], as: UTF8.self)
-                    scalars = Array(after.unicodeScalars)[...]
-                    text += " "
-                    continue
-                }
-                if let close = scalars.firstIndex(of: ">") {
-                    scalars = scalars[(close + 1)...]
-                    text += " "
+        let c = Array(s.unicodeScalars)
+        var text = String.UnicodeScalarView()
+        var i = 0
+        func startsWith(_ pattern: String, at k: Int) -> Bool {
+            var j = k
+            for p in pattern.unicodeScalars {
+                guard j < c.count, c[j] == p else { return false }
+                j += 1
+            }
+            return true
+        }
+        while i < c.count {
+            if c[i] == "<" {
+                if startsWith("<!--", at: i) {
+                    var j = i + 4
+                    while j < c.count && !startsWith("-->", at: j) { j += 1 }
+                    if j < c.count { i = j + 3; continue }
+                } else if let close = c[(i + 1)...].firstIndex(of: ">") {
+                    i = close + 1
                     continue
                 }
             }
-            text.unicodeScalars.append(c)
-            scalars = scalars.dropFirst()
+            text.append(c[i])
+            i += 1
         }
-        let collapsed = ((try? PythonString.split(text, separator: nil)) ?? []).joined(separator: " ")
+        let collapsed = ((try? PythonString.split(String(text), separator: nil)) ?? []).joined(separator: " ")
         var out = collapsed
         for (entity, replacement) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#34;", "\""), ("&amp;", "&")] {
             out = PythonString.replace(out, entity, replacement)
