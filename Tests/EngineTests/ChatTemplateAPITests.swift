@@ -38,6 +38,25 @@ import Testing
         #expect(compared == 408)
     }
 
+    @Test func continueFinalMessageCutsAfterTheLastContent() throws {
+        let messages: [JSONValue] = [["role": "user", "content": "Hi"], ["role": "assistant", "content": "Sure, "]]
+        let keeping = try ChatTemplate(source: "{% for m in messages %}<{{ m.role }}>{{ m.content }}</{{ m.role }}>{% endfor %}")
+        #expect(try keeping.render(messages: messages, addGenerationPrompt: false, bosToken: "", eosToken: "",
+                                   continueFinalMessage: true, now: Self.now) == "<user>Hi</user><assistant>Sure, ")
+        let trimming = try ChatTemplate(source: "{% for m in messages %}<{{ m.role }}>{{ m.content|trim }}</{{ m.role }}>{% endfor %}")
+        #expect(try trimming.render(messages: messages, addGenerationPrompt: false, bosToken: "", eosToken: "",
+                                    continueFinalMessage: true, now: Self.now) == "<user>Hi</user><assistant>Sure,")
+        #expect(throws: TemplateError.self) {
+            try keeping.render(messages: messages, addGenerationPrompt: true, bosToken: "", eosToken: "",
+                               continueFinalMessage: true, now: Self.now)
+        }
+        let dropping = try ChatTemplate(source: "{% for m in messages %}{{ m.role }}{% endfor %}")
+        #expect(throws: TemplateError.self) {
+            try dropping.render(messages: messages, addGenerationPrompt: false, bosToken: "", eosToken: "",
+                                continueFinalMessage: true, now: Self.now)
+        }
+    }
+
     @Test func normalisationDropsNullsAndCopiesReasoning() throws {
         let messages: [JSONValue] = [
             ["role": "user", "content": "hi", "name": nil],

@@ -52,13 +52,53 @@ public struct ChatTemplate: Sendable {
     /// holds `messages`, `tools` (`None` when nil), `documents` (`None`),
     /// `add_generation_prompt`, `bos_token`, `eos_token` and then every member of `extra`
     /// (e.g. `enable_thinking`), which may override the others.
+    ///
+    /// With `continueFinalMessage`, the output is cut right after the last message's content so
+    /// the model continues it (prefill), exactly as transformers does; it cannot be combined
+    /// with `addGenerationPrompt`.
     public func render(messages: [JSONValue], tools: [JSONValue]? = nil, addGenerationPrompt: Bool,
                        bosToken: String, eosToken: String, extra: JSONObject = JSONObject(),
+                       continueFinalMessage: Bool = false,
                        now: TemplateDateTime = .current()) throws(TemplateError) -> String {
-        try render(context: ChatTemplate.normalizedContext(messages: messages, tools: tools,
-                                                           addGenerationPrompt: addGenerationPrompt,
-                                                           bosToken: bosToken, eosToken: eosToken, extra: extra),
-                   now: now)
+        if continueFinalMessage && addGenerationPrompt {
+            throw TemplateError(.value, "continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead.")
+        }
+        let rendered = try render(context: ChatTemplate.normalizedContext(messages: messages, tools: tools,
+                                                                          addGenerationPrompt: addGenerationPrompt,
+                                                                          bosToken: bosToken, eosToken: eosToken, extra: extra),
+                                  now: now)
+        guard continueFinalMessage else { return rendered }
+        return try ChatTemplate.cutAfterFinalMessage(rendered, messages.last)
+    }
+
+    /// transformers' `continue_final_message` post-processing: find the last occurrence of the
+    /// final message's (stripped) text and end the output there, keeping the message's own
+    /// trailing whitespace only when the template kept it too.
+    static func cutAfterFinalMessage(_ rendered: String, _ message: JSONValue?) throws(TemplateError) -> String {
+        var text: String?
+        switch message?["content"] {
+        case .string(let s)?: text = s
+        case .array(let blocks)?:
+            text = blocks.reversed().lazy.compactMap { $0["text"]?.stringValue }.first
+            if text == nil {
+                throw TemplateError(.value, "continue_final_message is set but we could not find any text to continue in the final message!")
+            }
+        default: break
+        }
+        guard let text else {
+            throw TemplateError(.value, "continue_final_message is set but the final message has no text content")
+        }
+        let stripped = PythonString.strip(text, chars: nil, left: true, right: true)
+        let hay = Array(rendered.utf8)
+        guard let at = PythonString.rfind(hay, Array(stripped.utf8)) else {
+            throw TemplateError(.value, "continue_final_message is set but the final message does not appear in the chat after applying the chat template! This can happen if the chat template deletes portions of the final message. Please verify the chat template and final message in your chat to ensure they are compatible.")
+        }
+        let leftStripped = Array(PythonString.strip(text, chars: nil, left: true, right: false).utf8)
+        let end = at + leftStripped.count
+        if end <= hay.count, hay[at..<end].elementsEqual(Array(text.utf8)) {
+            return String(decoding: hay[..<end], as: UTF8.self)
+        }
+        return String(decoding: hay[..<(at + stripped.utf8.count)], as: UTF8.self)
     }
 
     /// The variables `apply_chat_template` passes to a template.
