@@ -89,6 +89,8 @@ enum ChatTemplateFeatureCases {
 {"name": "lstrip_unicode_whitespace", "template": "a\n \t  {% if true %}\nb\n  x {% if true %}y{% endif %}\n  {% endif %}\n  {% if true %}nbsp-stripped\n{% endif %}", "context": {}, "expected": "a\nb\n  x ynbsp-stripped\n", "error": null}
 {"name": "varargs_kwargs", "template": "{% macro m(a) %}{{ a }}{{ varargs|list }}{{ kwargs|dictsort }}{% endmacro %}{{ m(1, 2, 3, z=4, y=5) }}\n", "context": {}, "expected": "1[2, 3][('y', 5), ('z', 4)]", "error": null}
 {"name": "unclosed_block_message", "template": "{% for x in y %}{% if x %}", "context": {}, "expected": null, "error": "TemplateSyntaxError: Unexpected end of template. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."}
-{"name": "striptags_joins", "template": "{{ 'a<br>b <!-- c > d --> e<i>f</i>  g &lt;h&gt;'|striptags }}\n", "context": {}, "expected": "ab ef g <h>", "error": null}
+{"name": "striptags_joins", "template": "{{ 'a<br>b <!-- c > d --> e<i>f</i>  g &lt;h&gt;'|striptags }}", "context": {}, "expected": "ab ef g <h>", "error": null}
+{"name": "range_objects", "template": "{{ range(3) }} {{ range(1, 10, 3) }} {{ range(10)[2:8:2] }} {{ range(5)|list }} {{ range(3)|length }} {{ 2 in range(3) }} {{ range(10, 0, -3)|join(',') }} {{ range(0) }} {{ range(3)[-1] }} {{ range(3) is sequence }} {{ range(3) == range(0, 3) }} {{ range(4)|sum }} {{ range(3)|reverse|list }} {{ range(2).index(1) }}", "context": {}, "expected": "range(0, 3) range(1, 10, 3) range(2, 8, 2) [0, 1, 2, 3, 4] 3 True 10,7,4,1 range(0, 0) 2 True True 6 [2, 1, 0] 1", "error": null}
+{"name": "range_tojson_error", "template": "{{ range(3)|tojson }}\n", "context": {}, "expected": null, "error": "TypeError: Object of type range is not JSON serializable"}
 """#
 }

@@ -54,6 +54,8 @@ enum PythonFormat {
             out += items.count == 1 ? ",)" : ")"
         case .dict(let d):
             writeDictRepr(d, into: &out, active: &active)
+        case .range(let r):
+            out += r.repr
         case .namespace(let ns):
             let id = ObjectIdentifier(ns)
             if active.contains(id) { out += "<Namespace {...}>"; return }

@@ -319,6 +319,12 @@ extension TemplateInterpreter {
             return PythonString.contains(s, sub)
         case .list(let a), .tuple(let a):
             return a.contains { Value.pyEqual($0, item) }
+        case .range(let r):
+            guard case .int(let i)? = item.numeric else {
+                if case .double(let d) = item, d == d.rounded(), abs(d) < 9e18 { return r.contains(Int(d)) }
+                return false
+            }
+            return r.contains(i)
         case .dict(let d):
             guard let k = HashKey(item) else { throw TemplateError.type("unhashable type: '\(item.typeName)'") }
             return d.position(of: k) != nil
@@ -358,6 +364,10 @@ extension Value {
                 guard let other = y.lookup(k), pyEqual(v, other) else { return false }
             }
             return true
+        case (.range(let x), .range(let y)):
+            if x.count != y.count { return false }
+            if x.count == 0 { return true }
+            return x.start == y.start && (x.count == 1 || x.step == y.step)
         case (.namespace(let x), .namespace(let y)): return x === y
         case (.generator(let x), .generator(let y)): return x === y
         case (.loop(let x), .loop(let y)): return x === y

@@ -262,6 +262,7 @@ extension TemplateInterpreter {
         case .string(let s), .markup(let s): return PythonString.length(s)
         case .list(let a), .tuple(let a): return a.count
         case .dict(let d): return d.count
+        case .range(let r): return r.count
         case .undefined: return 0
         default: throw TemplateError.type("object of type '\(value.typeName)' has no len()")
         }

@@ -63,15 +63,20 @@ extension TemplateInterpreter {
             default: throw TemplateError.type("range expected 1 to 3 arguments, got \(bounds.count)")
             }
             if step == 0 { throw TemplateError.value("range() arg 3 must not be zero") }
+            // Bounds this large cannot make a range the sandbox allows; refusing them keeps all
+            // range arithmetic far from overflow.
+            if [start, stop, step].contains(where: { $0.magnitude > 1 << 60 }) {
+                throw TemplateError(.limit, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (\(TemplateGlobals.maximumRange)).")
+            }
             let estimate = (Double(stop) - Double(start)) / Double(step)
             if estimate > Double(TemplateGlobals.maximumRange) {
                 throw TemplateError(.limit, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (\(TemplateGlobals.maximumRange)).")
             }
-            let count = step > 0 ? max(0, (stop - start + step - 1) / step) : max(0, (start - stop - step - 1) / -step)
-            if count > TemplateGlobals.maximumRange {
+            let range = PyRange(start: start, stop: stop, step: step)
+            if range.count > TemplateGlobals.maximumRange {
                 throw TemplateError(.limit, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (\(TemplateGlobals.maximumRange)).")
             }
-            return .list((0..<count).map { .int(start + $0 * step) })
+            return .range(range)
         default:
             throw TemplateError.runtime("unknown global '\(name)'")
         }

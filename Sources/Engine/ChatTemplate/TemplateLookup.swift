@@ -45,7 +45,7 @@ extension TemplateInterpreter {
         case .list:
             if TemplateInterpreter.listMutators.contains(name) { return unsafe(v, name) }
             if TemplateInterpreter.listMethods.contains(name) { return .callable(.method(v, name)) }
-        case .tuple:
+        case .tuple, .range:
             if TemplateInterpreter.tupleMethods.contains(name) { return .callable(.method(v, name)) }
         default:
             break
@@ -99,6 +99,12 @@ extension TemplateInterpreter {
                 if idx >= 0 && idx < count {
                     return .string(String(scalars[scalars.index(scalars.startIndex, offsetBy: idx)]))
                 }
+                return .undefined(UndefinedInfo(name: String(i), owner: TemplateInterpreter.ownerDescription(v), isElement: true))
+            }
+        case .range(let r):
+            if case .int(let i)? = key.numeric {
+                let idx = i < 0 ? i + r.count : i
+                if idx >= 0 && idx < r.count { return .int(r.element(idx)) }
                 return .undefined(UndefinedInfo(name: String(i), owner: TemplateInterpreter.ownerDescription(v), isElement: true))
             }
         case .loop(let loop):
@@ -161,6 +167,18 @@ extension TemplateInterpreter {
         }
         switch v {
         case .list(let items): return .list(indices(items.count).map { items[$0] })
+        case .range(let r):
+            // Slicing a range gives a range (its bounds follow from the selected indices).
+            let idx = indices(r.count)
+            let (newStep, overflow) = r.step.multipliedReportingOverflow(by: step)
+            guard let first = idx.first, let last = idx.last, !overflow else {
+                if overflow || idx.count > 0 { return .list(idx.map { .int(r.element($0)) }) }
+                let s = r.element(start.map { min(max($0 < 0 ? $0 + r.count : $0, 0), r.count) } ?? 0)
+                return .range(PyRange(start: s, stop: s, step: newStep))
+            }
+            let (stop, stopOverflow) = r.element(last).addingReportingOverflow(newStep)
+            if stopOverflow { return .list(idx.map { .int(r.element($0)) }) }
+            return .range(PyRange(start: r.element(first), stop: stop, step: newStep))
         case .tuple(let items): return .tuple(indices(items.count).map { items[$0] })
         case .string(let s), .markup(let s):
             let scalars = Array(s.unicodeScalars)
@@ -180,6 +198,7 @@ extension TemplateInterpreter {
         switch v {
         case .list(let a), .tuple(let a): return a
         case .dict(let d): return d.keys
+        case .range(let r): return r.elements
         case .string(let s), .markup(let s): return s.unicodeScalars.map { .string(String($0)) }
         case .generator(let g): return try g.drain()
         case .undefined: return []

@@ -27,6 +27,9 @@ extension TemplateInterpreter {
         case .tuple(let a):
             guard TemplateInterpreter.tupleMethods.contains(name) else { return nil }
             return try sequenceMethod(a, receiver, name, args)
+        case .range(let r):
+            guard TemplateInterpreter.tupleMethods.contains(name) else { return nil }
+            return try sequenceMethod(r.elements, receiver, name, args)
         default:
             return nil
         }

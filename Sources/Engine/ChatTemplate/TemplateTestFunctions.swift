@@ -29,12 +29,12 @@ extension TemplateInterpreter {
         case "mapping": if case .dict = value { return true }; return false
         case "iterable":
             switch value {
-            case .string, .markup, .list, .tuple, .dict, .generator, .undefined: return true
+            case .string, .markup, .list, .tuple, .dict, .range, .generator, .undefined: return true
             default: return false
             }
         case "sequence":
             switch value {
-            case .string, .markup, .list, .tuple, .dict, .undefined: return true
+            case .string, .markup, .list, .tuple, .dict, .range, .undefined: return true
             default: return false
             }
         case "callable":

@@ -17,6 +17,8 @@ enum Value {
     case list([Value])
     case tuple([Value])
     case dict(PyDict)
+    /// Python's `range` (what the sandbox's `range()` returns): a lazy arithmetic sequence.
+    case range(PyRange)
     case namespace(Namespace)
     case generator(Generator)
     case callable(Callable)
@@ -49,6 +51,7 @@ enum Value {
         case .list: return "list"
         case .tuple: return "tuple"
         case .dict: return "dict"
+        case .range: return "range"
         case .namespace: return "Namespace"
         case .generator: return "generator"
         case .callable(let c):
@@ -71,6 +74,7 @@ enum Value {
         case .string(let s), .markup(let s): return !s.isEmpty
         case .list(let a), .tuple(let a): return !a.isEmpty
         case .dict(let d): return !d.isEmpty
+        case .range(let r): return r.count > 0
         case .namespace, .generator, .callable, .loop: return true
         }
     }
@@ -117,6 +121,30 @@ enum Value {
             self = .dict(d)
         }
     }
+}
+
+/// Python's `range(start, stop, step)`.
+struct PyRange {
+    let start: Int
+    let stop: Int
+    let step: Int
+
+    var count: Int {
+        if step > 0 { return start < stop ? (stop - start - 1) / step + 1 : 0 }
+        return start > stop ? (start - stop - 1) / (-step) + 1 : 0
+    }
+
+    func element(_ i: Int) -> Int { start + i * step }
+
+    var elements: [Value] { (0..<count).map { .int(element($0)) } }
+
+    func contains(_ x: Int) -> Bool {
+        if step > 0 ? !(x >= start && x < stop) : !(x <= start && x > stop) { return false }
+        return (x - start) % step == 0
+    }
+
+    /// Python's `repr`: `range(0, 3)` or `range(0, 10, 2)`.
+    var repr: String { step == 1 ? "range(\(start), \(stop))" : "range(\(start), \(stop), \(step))" }
 }
 
 /// Why a value is undefined; decides the message when it is used.
