@@ -56,6 +56,13 @@ enum PythonFormat {
             writeDictRepr(d, into: &out, active: &active)
         case .range(let r):
             out += r.repr
+        case .view(let v):
+            out += "dict_\(v.kind.rawValue)(["
+            for (i, item) in v.items.enumerated() {
+                if i > 0 { out += ", " }
+                writeRepr(item, into: &out, active: &active)
+            }
+            out += "])"
         case .namespace(let ns):
             let id = ObjectIdentifier(ns)
             if active.contains(id) { out += "<Namespace {...}>"; return }

@@ -319,6 +319,8 @@ extension TemplateInterpreter {
             return PythonString.contains(s, sub)
         case .list(let a), .tuple(let a):
             return a.contains { Value.pyEqual($0, item) }
+        case .view(let v):
+            return v.items.contains { Value.pyEqual($0, item) }
         case .range(let r):
             guard case .int(let i)? = item.numeric else {
                 if case .double(let d) = item, d == d.rounded(), abs(d) < 9e18 { return r.contains(Int(d)) }

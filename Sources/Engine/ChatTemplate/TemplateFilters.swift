@@ -263,6 +263,7 @@ extension TemplateInterpreter {
         case .list(let a), .tuple(let a): return a.count
         case .dict(let d): return d.count
         case .range(let r): return r.count
+        case .view(let v): return v.items.count
         case .undefined: return 0
         default: throw TemplateError.type("object of type '\(value.typeName)' has no len()")
         }

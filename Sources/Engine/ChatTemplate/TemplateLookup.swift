@@ -199,6 +199,7 @@ extension TemplateInterpreter {
         case .list(let a), .tuple(let a): return a
         case .dict(let d): return d.keys
         case .range(let r): return r.elements
+        case .view(let v): return v.items
         case .string(let s), .markup(let s): return s.unicodeScalars.map { .string(String($0)) }
         case .generator(let g): return try g.drain()
         case .undefined: return []

@@ -240,11 +240,11 @@ extension TemplateInterpreter {
             let fallback = args.value(1, "default") ?? .none
             return d.lookup(key) ?? fallback
         case "items":
-            return .list(d.items.map { .tuple([$0.0, $0.1]) })
+            return .view(DictView(kind: .items, items: d.items.map { .tuple([$0.0, $0.1]) }))
         case "keys":
-            return .list(d.keys)
+            return .view(DictView(kind: .keys, items: d.keys))
         case "values":
-            return .list(d.values)
+            return .view(DictView(kind: .values, items: d.values))
         case "copy":
             return .dict(d)
         default:

@@ -29,7 +29,7 @@ extension TemplateInterpreter {
         case "mapping": if case .dict = value { return true }; return false
         case "iterable":
             switch value {
-            case .string, .markup, .list, .tuple, .dict, .range, .generator, .undefined: return true
+            case .string, .markup, .list, .tuple, .dict, .range, .view, .generator, .undefined: return true
             default: return false
             }
         case "sequence":

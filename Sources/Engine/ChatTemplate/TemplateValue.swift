@@ -19,6 +19,8 @@ enum Value {
     case dict(PyDict)
     /// Python's `range` (what the sandbox's `range()` returns): a lazy arithmetic sequence.
     case range(PyRange)
+    /// `dict.keys()`, `.values()` or `.items()`: iterable and sized, but not indexable or JSON.
+    case view(DictView)
     case namespace(Namespace)
     case generator(Generator)
     case callable(Callable)
@@ -52,6 +54,7 @@ enum Value {
         case .tuple: return "tuple"
         case .dict: return "dict"
         case .range: return "range"
+        case .view(let v): return "dict_\(v.kind.rawValue)"
         case .namespace: return "Namespace"
         case .generator: return "generator"
         case .callable(let c):
@@ -75,6 +78,7 @@ enum Value {
         case .list(let a), .tuple(let a): return !a.isEmpty
         case .dict(let d): return !d.isEmpty
         case .range(let r): return r.count > 0
+        case .view(let v): return !v.items.isEmpty
         case .namespace, .generator, .callable, .loop: return true
         }
     }
@@ -121,6 +125,13 @@ enum Value {
             self = .dict(d)
         }
     }
+}
+
+/// A dict view, as `dict.keys()`, `dict.values()` and `dict.items()` return.
+struct DictView {
+    enum Kind: String { case keys, values, items }
+    let kind: Kind
+    let items: [Value]
 }
 
 /// Python's `range(start, stop, step)`.
@@ -319,7 +330,7 @@ extension Value {
             var m = 0
             for item in items {
                 switch item {
-                case .list, .tuple, .dict, .namespace, .generator, .loop:
+                case .list, .tuple, .dict, .view, .namespace, .generator, .loop:
                     m = max(m, item.nestingDepth(limit: limit - 1))
                     if m >= limit { return 1 + m }
                 default:
@@ -331,6 +342,7 @@ extension Value {
         switch self {
         case .list(let a), .tuple(let a): return deepest(a)
         case .dict(let d): return deepest(d.values)
+        case .view(let v): return deepest(v.items)
         case .namespace(let ns): return ns.depth
         case .generator(let g): return deepest(g.pending)
         case .loop(let l): return deepest(l.items)
