@@ -121,9 +121,10 @@ import Testing
         #expect(error("{{ x.y }}")?.kind == .undefined)
         #expect(error("{{ 'a' + 1 }}")?.kind == .type)
         #expect(error("{{ [1].append(2) }}")?.kind == .security)
-        #expect(error("{{ 1|nope }}")?.kind == .runtime)
+        #expect(error("{{ 1|nope }}")?.kind == .assertion)
+        #expect(error("{% if true %}{{ 1|nope }}{% endif %}")?.kind == .runtime)
         #expect(error("{{ raise_exception('boom') }}") == TemplateError(.raised, "boom"))
-        #expect(error("{{ x is frob }}")?.kind == .runtime)
+        #expect(error("{{ x is frob }}")?.kind == .assertion)
         #expect(error("{% for a, b in [[1]] %}{% endfor %}")?.kind == .value)
     }
 

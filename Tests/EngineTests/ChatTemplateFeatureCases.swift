@@ -93,6 +93,11 @@ enum ChatTemplateFeatureCases {
 {"name": "range_objects", "template": "{{ range(3) }} {{ range(1, 10, 3) }} {{ range(10)[2:8:2] }} {{ range(5)|list }} {{ range(3)|length }} {{ 2 in range(3) }} {{ range(10, 0, -3)|join(',') }} {{ range(0) }} {{ range(3)[-1] }} {{ range(3) is sequence }} {{ range(3) == range(0, 3) }} {{ range(4)|sum }} {{ range(3)|reverse|list }} {{ range(2).index(1) }}", "context": {}, "expected": "range(0, 3) range(1, 10, 3) range(2, 8, 2) [0, 1, 2, 3, 4] 3 True 10,7,4,1 range(0, 0) 2 True True 6 [2, 1, 0] 1", "error": null}
 {"name": "range_tojson_error", "template": "{{ range(3)|tojson }}", "context": {}, "expected": null, "error": "TypeError: Object of type range is not JSON serializable"}
 {"name": "dict_views", "template": "{{ d.items() }} {{ d.keys() }} {{ d.values() }} {{ d.keys()|length }} {{ 'a' in d.keys() }} {{ ('a', 1) in d.items() }} {{ d.items() is sequence }} {{ d.keys() is iterable }} {{ d.values()|list }} {{ d.items()|first }} [{{ d.keys()[0] }}] {{ d.items()|list|tojson }}", "context": {"d": {"a": 1, "b": [2]}}, "expected": "dict_items([('a', 1), ('b', [2])]) dict_keys(['a', 'b']) dict_values([1, [2]]) 2 True True False True [1, [2]] ('a', 1) [] [[\"a\", 1], [\"b\", [2]]]", "error": null}
-{"name": "dict_view_tojson_error", "template": "{{ d.keys()|tojson }}\n", "context": {"d": {"a": 1}}, "expected": null, "error": "TypeError: Object of type dict_keys is not JSON serializable"}
+{"name": "dict_view_tojson_error", "template": "{{ d.keys()|tojson }}", "context": {"d": {"a": 1}}, "expected": null, "error": "TypeError: Object of type dict_keys is not JSON serializable"}
+{"name": "unknown_filter_at_load", "template": "{{ 1|nope }}", "context": {}, "expected": null, "error": "TemplateAssertionError: No filter named 'nope'."}
+{"name": "unknown_test_at_load", "template": "{{ 1 is nope }}", "context": {}, "expected": null, "error": "TemplateAssertionError: No test named 'nope'."}
+{"name": "unknown_filter_in_conditional_expression", "template": "{{ (1|nope) if false else 'fine' }}", "context": {}, "expected": "fine", "error": null}
+{"name": "unknown_filter_in_loop_inside_if", "template": "{% if false %}{% for x in [] %}{{ x|nope }}{% endfor %}{% endif %}", "context": {}, "expected": null, "error": "TemplateAssertionError: No filter named 'nope'."}
+{"name": "unknown_filter_runtime_in_if", "template": "{% if true %}{{ 1|nope }}{% endif %}\n", "context": {}, "expected": null, "error": "TemplateRuntimeError: No filter named 'nope' found."}
 """#
 }

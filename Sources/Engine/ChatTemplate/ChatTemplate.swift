@@ -18,12 +18,14 @@ public struct ChatTemplate: Sendable {
     public var limits: TemplateLimits
     let nodes: [Node]
 
-    /// Parses `source`; throws a `.syntax` error with line and column when it is malformed.
+    /// Parses `source`; throws a `.syntax` error with line and column when it is malformed, and
+    /// an `.assertion` error for an unknown filter or test outside an `if` (as Jinja2 does).
     public init(source: String, limits: TemplateLimits = .standard) throws(TemplateError) {
         self.source = source
         self.limits = limits
         var parser = try TemplateParser(source: source)
         nodes = try parser.parseTemplate()
+        try TemplateValidation.check(nodes)
     }
 
     /// Renders with exactly the variables of `context` (what `Template.render(**context)` gets).

@@ -8,6 +8,9 @@ public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible
     public enum Kind: Sendable, Equatable {
         /// The template text is malformed (`TemplateSyntaxError`).
         case syntax
+        /// The template names a filter or test that does not exist (`TemplateAssertionError`,
+        /// raised when the template is loaded unless the use is guarded by an `if`).
+        case assertion
         /// The template called `raise_exception(message)` (`TemplateError`).
         case raised
         /// An undefined value was used in a way that needs a value (`UndefinedError`).
@@ -47,6 +50,7 @@ public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible
     public var pythonClassName: String {
         switch kind {
         case .syntax: return "TemplateSyntaxError"
+        case .assertion: return "TemplateAssertionError"
         case .raised: return "TemplateError"
         case .undefined: return "UndefinedError"
         case .type: return "TypeError"

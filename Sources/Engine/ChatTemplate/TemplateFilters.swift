@@ -247,6 +247,9 @@ extension TemplateInterpreter {
             }
             return .generator(Generator(out))
         default:
+            if TemplateValidation.knownFilters.contains(name) {
+                throw TemplateError.runtime("the '\(name)' filter is not supported by Loom's template engine")
+            }
             throw TemplateError.runtime("No filter named '\(name)' found.")
         }
     }
