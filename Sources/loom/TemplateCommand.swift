@@ -12,7 +12,8 @@ enum TemplateCommand: LoomCommand {
     static let summary = "render a chat template for a conversation or a context"
     static let usage = """
         usage: loom template (-m MODEL | --template FILE.jinja)
-                             (--messages FILE.json [--tools FILE.json] [--add-generation-prompt] [--extra FILE.json]
+                             (--messages FILE.json [--tools FILE.json] [--add-generation-prompt | --continue-final-message]
+                              [--extra FILE.json]
                               | --context FILE.json) [--now ISO8601] [--template-name NAME]
           -m, --model FILE         take the template and BOS/EOS tokens from a GGUF file
           --template FILE          a Jinja template file (BOS/EOS default to "")
@@ -21,6 +22,8 @@ enum TemplateCommand: LoomCommand {
                                    Hugging Face's message normalisation is applied
           --tools FILE             a JSON array of tool definitions
           --add-generation-prompt  end with the assistant prompt
+          --continue-final-message cut the output after the last message's content, so the model
+                                   continues it (prefill)
           --extra FILE             a JSON object of extra variables (e.g. {"enable_thinking": false})
           --context FILE           a JSON object: exactly the template's variables, key order kept
           --bos TEXT, --eos TEXT   override the BOS/EOS token text
@@ -32,7 +35,7 @@ enum TemplateCommand: LoomCommand {
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, flags: ["add-generation-prompt"],
+        let args = try Arguments(arguments, flags: ["add-generation-prompt", "continue-final-message"],
                                  options: ["model", "template", "template-name", "messages", "tools", "extra",
                                            "context", "now", "bos", "eos"],
                                  aliases: ["m": "model"])
@@ -105,7 +108,8 @@ enum TemplateCommand: LoomCommand {
         }
         StandardOutput.write(try render(source) { template throws(TemplateError) in
             try template.render(messages: messages, tools: tools, addGenerationPrompt: addPrompt,
-                                bosToken: bos, eosToken: eos, extra: extra, now: now)
+                                bosToken: bos, eosToken: eos, extra: extra,
+                                continueFinalMessage: args.has("continue-final-message"), now: now)
         })
     }
 
