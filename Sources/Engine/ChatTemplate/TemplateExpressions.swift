@@ -35,67 +35,27 @@ extension TemplateInterpreter {
         case .name(let n):
             return lookup(n, scope)
         case .list(let items):
-            var out: [Value] = []
-            out.reserveCapacity(items.count)
-            for item in items { out.append(try evaluate(item, scope)) }
-            return .list(out)
+            return .list(try evaluateItems(items, scope))
         case .tuple(let items):
-            var out: [Value] = []
-            for item in items { out.append(try evaluate(item, scope)) }
-            return .tuple(out)
+            return .tuple(try evaluateItems(items, scope))
         case .dict(let pairs):
-            var d = PyDict()
-            for (k, v) in pairs {
-                let key = try evaluate(k, scope)
-                try d.insert(key, try evaluate(v, scope))
-            }
-            return .dict(d)
+            return try evaluateDict(pairs, scope)
         case .attribute(let object, let name):
             return try attribute(of: try evaluate(object, scope), name)
         case .item(let object, let key):
             return try item(of: try evaluate(object, scope), try evaluate(key, scope))
         case .slice(let object, let lower, let upper, let stride):
-            let target = try evaluate(object, scope)
-            let a = try lower.map { (e: Expr) throws(TemplateError) in try evaluate(e, scope) }
-            let b = try upper.map { (e: Expr) throws(TemplateError) in try evaluate(e, scope) }
-            let c = try stride.map { (e: Expr) throws(TemplateError) in try evaluate(e, scope) }
-            return try slice(target, a, b, c)
+            return try evaluateSlice(object, lower, upper, stride, scope)
         case .call(let callee, let args):
-            let arguments = try evaluateArguments(args, scope)
-            if case .attribute(let receiverExpr, let name) = callee {
-                // Method calls skip building a bound-method value.
-                let receiver = try evaluate(receiverExpr, scope)
-                if let result = try callMethodIfAny(receiver, name, arguments) { return result }
-                return try callValue(try attribute(of: receiver, name), arguments)
-            }
-            try step()
-            return try callValue(try evaluate(callee, scope), arguments)
+            return try evaluateCall(callee, args, scope)
         case .filter(let object, let name, let args):
-            let value = try evaluate(object, scope)
-            return try applyFilter(name, value, try evaluateArguments(args, scope))
+            return try evaluateFilter(object, name, args, scope)
         case .test(let object, let name, let args, let negated):
-            let value = try evaluate(object, scope)
-            let result = try applyTest(name, value, try evaluateArguments(args, scope))
-            return .bool(result != negated)
+            return try evaluateTest(object, name, args, negated, scope)
         case .negate(let e):
-            let v = try evaluate(e, scope)
-            switch v {
-            case .bool(let b): return .int(b ? -1 : 0)
-            case .int(let i):
-                guard i != Int.min else { throw TemplateError(.arithmetic, "integer overflow") }
-                return .int(-i)
-            case .double(let d): return .double(-d)
-            case .undefined(let u): throw u.error
-            default: throw TemplateError.type("bad operand type for unary -: '\(v.typeName)'")
-            }
+            return try negate(try evaluate(e, scope))
         case .plus(let e):
-            let v = try evaluate(e, scope)
-            switch v {
-            case .bool(let b): return .int(b ? 1 : 0)
-            case .int, .double: return v
-            case .undefined(let u): throw u.error
-            default: throw TemplateError.type("bad operand type for unary +: '\(v.typeName)'")
-            }
+            return try unaryPlus(try evaluate(e, scope))
         case .not(let e):
             return .bool(!(try evaluate(e, scope).truthy))
         case .binary(let op, let l, let r):
@@ -107,22 +67,111 @@ extension TemplateInterpreter {
             let left = try evaluate(l, scope)
             return left.truthy ? left : try evaluate(r, scope)
         case .compare(let first, let ops):
-            var left = try evaluate(first, scope)
-            for (op, rightExpr) in ops {
-                let right = try evaluate(rightExpr, scope)
-                if !(try compare(op, left, right)) { return .bool(false) }
-                left = right
-            }
-            return .bool(true)
+            return try evaluateCompare(first, ops, scope)
         case .concat(let parts):
-            var s = ""
-            for p in parts { s += PythonFormat.str(try evaluate(p, scope)) }
-            return .string(s)
+            return try evaluateConcat(parts, scope)
         case .conditional(let test, let then, let otherwise):
             if try evaluate(test, scope).truthy { return try evaluate(then, scope) }
             if let otherwise { return try evaluate(otherwise, scope) }
             return .undefined(UndefinedInfo(hint: "the inline if-expression evaluated to false and no else section was defined."))
         }
+    }
+
+    // The cases below live in their own functions so that `evaluate`, which recurses once per
+    // level of expression nesting, keeps a small stack frame.
+
+    @inline(never)
+    private func evaluateItems(_ items: [Expr], _ scope: Scope) throws(TemplateError) -> [Value] {
+        var out: [Value] = []
+        out.reserveCapacity(items.count)
+        for item in items { out.append(try evaluate(item, scope)) }
+        return out
+    }
+
+    @inline(never)
+    private func evaluateDict(_ pairs: [(Expr, Expr)], _ scope: Scope) throws(TemplateError) -> Value {
+        var d = PyDict()
+        for (k, v) in pairs {
+            let key = try evaluate(k, scope)
+            try d.insert(key, try evaluate(v, scope))
+        }
+        return .dict(d)
+    }
+
+    @inline(never)
+    private func evaluateSlice(_ object: Expr, _ lower: Expr?, _ upper: Expr?, _ stride: Expr?, _ scope: Scope) throws(TemplateError) -> Value {
+        let target = try evaluate(object, scope)
+        let a = try lower.map { (e: Expr) throws(TemplateError) in try evaluate(e, scope) }
+        let b = try upper.map { (e: Expr) throws(TemplateError) in try evaluate(e, scope) }
+        let c = try stride.map { (e: Expr) throws(TemplateError) in try evaluate(e, scope) }
+        return try slice(target, a, b, c)
+    }
+
+    @inline(never)
+    private func evaluateCall(_ callee: Expr, _ args: CallArguments, _ scope: Scope) throws(TemplateError) -> Value {
+        let arguments = try evaluateArguments(args, scope)
+        if case .attribute(let receiverExpr, let name) = callee {
+            // Method calls skip building a bound-method value.
+            let receiver = try evaluate(receiverExpr, scope)
+            if let result = try callMethodIfAny(receiver, name, arguments) { return result }
+            return try callValue(try attribute(of: receiver, name), arguments)
+        }
+        try step()
+        return try callValue(try evaluate(callee, scope), arguments)
+    }
+
+    @inline(never)
+    private func evaluateFilter(_ object: Expr, _ name: String, _ args: CallArguments, _ scope: Scope) throws(TemplateError) -> Value {
+        let value = try evaluate(object, scope)
+        return try applyFilter(name, value, try evaluateArguments(args, scope))
+    }
+
+    @inline(never)
+    private func evaluateTest(_ object: Expr, _ name: String, _ args: CallArguments, _ negated: Bool, _ scope: Scope) throws(TemplateError) -> Value {
+        let value = try evaluate(object, scope)
+        let result = try applyTest(name, value, try evaluateArguments(args, scope))
+        return .bool(result != negated)
+    }
+
+    @inline(never)
+    private func negate(_ v: Value) throws(TemplateError) -> Value {
+        switch v {
+        case .bool(let b): return .int(b ? -1 : 0)
+        case .int(let i):
+            guard i != Int.min else { throw TemplateError(.arithmetic, "integer overflow") }
+            return .int(-i)
+        case .double(let d): return .double(-d)
+        case .undefined(let u): throw u.error
+        default: throw TemplateError.type("bad operand type for unary -: '\(v.typeName)'")
+        }
+    }
+
+    @inline(never)
+    private func unaryPlus(_ v: Value) throws(TemplateError) -> Value {
+        switch v {
+        case .bool(let b): return .int(b ? 1 : 0)
+        case .int, .double: return v
+        case .undefined(let u): throw u.error
+        default: throw TemplateError.type("bad operand type for unary +: '\(v.typeName)'")
+        }
+    }
+
+    @inline(never)
+    private func evaluateCompare(_ first: Expr, _ ops: [(CompareOperator, Expr)], _ scope: Scope) throws(TemplateError) -> Value {
+        var left = try evaluate(first, scope)
+        for (op, rightExpr) in ops {
+            let right = try evaluate(rightExpr, scope)
+            if !(try compare(op, left, right)) { return .bool(false) }
+            left = right
+        }
+        return .bool(true)
+    }
+
+    @inline(never)
+    private func evaluateConcat(_ parts: [Expr], _ scope: Scope) throws(TemplateError) -> Value {
+        var s = ""
+        for p in parts { s += PythonFormat.str(try evaluate(p, scope)) }
+        return .string(s)
     }
 
     func evaluateArguments(_ args: CallArguments, _ scope: Scope) throws(TemplateError) -> EvaluatedArguments {

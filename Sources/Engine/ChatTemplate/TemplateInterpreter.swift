@@ -107,26 +107,10 @@ final class TemplateInterpreter {
                 try executeFor(loop, scope)
             case .set(let target, let expr):
                 try assign(target, try evaluate(expr, scope), scope)
-            case .setBlock(let target, let body, let filters):
-                var value: Value = .string(try capture(body, scope))
-                for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
-                try assign(target, value, scope)
-            case .macro(let definition):
-                scope[definition.name] = .callable(.macro(Macro(definition: definition, closure: scope)))
-            case .callBlock(let callerDefinition, let call):
-                guard case .call(let callee, let args) = call else { break }
-                var arguments = try evaluateArguments(args, scope)
-                arguments.keyword.append(("caller", .callable(.macro(Macro(definition: callerDefinition, closure: scope)))))
-                let result = try callValue(try evaluate(callee, scope), arguments)
-                try emit(PythonFormat.str(result))
-            case .filterBlock(let filters, let body):
-                var value: Value = .string(try capture(body, scope))
-                for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
-                try emit(PythonFormat.str(value))
+            case .setBlock, .macro, .callBlock, .filterBlock:
+                try executeBlock(node, scope)
             case .with(let assignments, let body):
-                let inner = Scope(parent: scope)
-                for (name, expr) in assignments { inner[name] = try evaluate(expr, scope) }
-                let flow = try execute(body, inner)
+                let flow = try executeWith(assignments, body, scope)
                 if flow != .normal { return flow }
             case .breakLoop:
                 return .breakLoop
@@ -135,6 +119,39 @@ final class TemplateInterpreter {
             }
         }
         return .normal
+    }
+
+    // Less common statements live outside `execute`, which recurses once per block level and
+    // should keep a small stack frame.
+    @inline(never)
+    private func executeBlock(_ node: Node, _ scope: Scope) throws(TemplateError) {
+        switch node {
+        case .setBlock(let target, let body, let filters):
+            var value: Value = .string(try capture(body, scope))
+            for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
+            try assign(target, value, scope)
+        case .macro(let definition):
+            scope[definition.name] = .callable(.macro(Macro(definition: definition, closure: scope)))
+        case .callBlock(let callerDefinition, let call):
+            guard case .call(let callee, let args) = call else { return }
+            var arguments = try evaluateArguments(args, scope)
+            arguments.keyword.append(("caller", .callable(.macro(Macro(definition: callerDefinition, closure: scope)))))
+            let result = try callValue(try evaluate(callee, scope), arguments)
+            try emit(PythonFormat.str(result))
+        case .filterBlock(let filters, let body):
+            var value: Value = .string(try capture(body, scope))
+            for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
+            try emit(PythonFormat.str(value))
+        default:
+            break
+        }
+    }
+
+    @inline(never)
+    private func executeWith(_ assignments: [(String, Expr)], _ body: [Node], _ scope: Scope) throws(TemplateError) -> Flow {
+        let inner = Scope(parent: scope)
+        for (name, expr) in assignments { inner[name] = try evaluate(expr, scope) }
+        return try execute(body, inner)
     }
 
     func assign(_ target: AssignTarget, _ value: Value, _ scope: Scope) throws(TemplateError) {
