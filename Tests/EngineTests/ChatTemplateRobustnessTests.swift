@@ -85,6 +85,16 @@ import Testing
         #expect(renderError("{{ range(1000000000)|length }}")?.kind == .limit)
     }
 
+    @Test func hugeWidthsAndCountsAreRefused() {
+        for source in ["{{ '{:>99999999999999999999}'.format('x') }}", "{{ 'x'.center(1000000000) }}",
+                       "{{ 'x'|indent(1000000000) }}", "{{ [1]|batch(1000000000, 0)|list }}",
+                       "{{ 'x'.zfill(1000000000) }}", "{{ '{:.99999}'.format(1.5) }}", "{{ [1] * 1000000000 }}",
+                       "{{ 'ab' * 9223372036854775807 }}", "{{ range(-9000000000000000000, 9000000000000000000, 4000000000000000000) }}"] {
+            #expect(renderError(source)?.kind == .limit, "\(source)")
+        }
+        #expect(renderError("{{ '%d' % (1e300 * 1e300,) }}")?.kind == .arithmetic)
+    }
+
     @Test func namespacesCannotGrowUnboundedlyDeepValues() {
         let source = "{% set ns = namespace(v=[]) %}{% for i in range(10000) %}{% set ns.v = [ns.v] %}{% endfor %}{{ ns.v|length }}"
         #expect(renderError(source)?.kind == .limit)

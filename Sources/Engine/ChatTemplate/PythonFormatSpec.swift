@@ -17,6 +17,9 @@ enum PythonFormatSpec {
         var precision: Int?
         var type: Character?
 
+        /// Widths beyond this would only serve to exhaust memory.
+        static let maximumWidth = 10_000_000
+
         init(_ text: String) throws(TemplateError) {
             let c = Array(text.unicodeScalars)
             var i = 0
@@ -33,15 +36,17 @@ enum PythonFormatSpec {
                 i += 1
             }
             var w = 0
-            while i < c.count, let d = Int(String(c[i])), c[i].isASCII { w = w * 10 + d; i += 1 }
+            while i < c.count, let d = Int(String(c[i])), c[i].isASCII { w = min(w * 10 + d, Spec.maximumWidth + 1); i += 1 }
+            if w > Spec.maximumWidth { throw TemplateError(.limit, "format width too large") }
             width = w
             if i < c.count, c[i] == "," || c[i] == "_" { grouping = Character(c[i]); i += 1 }
             if i < c.count, c[i] == "." {
                 i += 1
                 var p = 0
                 var any = false
-                while i < c.count, let d = Int(String(c[i])), c[i].isASCII { p = p * 10 + d; i += 1; any = true }
+                while i < c.count, let d = Int(String(c[i])), c[i].isASCII { p = min(p * 10 + d, Spec.maximumWidth + 1); i += 1; any = true }
                 guard any else { throw TemplateError.value("Format specifier missing precision") }
+                if p > 10_000 { throw TemplateError(.limit, "format precision too large") }
                 precision = p
             }
             if i < c.count { type = Character(c[i]); i += 1 }
@@ -304,7 +309,10 @@ enum PythonFormatSpec {
             var v = value
             if type == "s" { v = .string(PythonFormat.str(value)) }
             if type == "r" || type == "a" { v = .string(PythonFormat.repr(value)) }
-            if specType == "d", case .double(let d) = v { v = .int(Int(d)) }
+            if specType == "d", case .double(let d) = v {
+                guard d.isFinite, abs(d) < 9.2e18 else { throw TemplateError(.arithmetic, "cannot convert float \(PythonFormat.floatRepr(d)) to integer") }
+                v = .int(Int(d))
+            }
             let text = try formatValue(v, fill == "0" ? "0\(align)\(spec)\(width)\(precision.map { "." + $0 } ?? "")\(specType)"
                 : "\(align)\(spec)\(width)\(precision.map { "." + $0 } ?? "")\(specType)")
             out += text

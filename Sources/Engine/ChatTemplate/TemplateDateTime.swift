@@ -8,11 +8,17 @@ import Darwin
 ///
 /// Hugging Face calls `datetime.now().strftime(fmt)`, i.e. local time; `current()` does the same.
 public struct TemplateDateTime: Sendable, Equatable {
+    /// The year, e.g. 2026.
     public var year: Int
+    /// The month, 1–12.
     public var month: Int
+    /// The day of the month, 1–31.
     public var day: Int
+    /// The hour, 0–23.
     public var hour: Int
+    /// The minute, 0–59.
     public var minute: Int
+    /// The second, 0–60.
     public var second: Int
 
     /// A fixed date and time (month and day 1-based).
@@ -62,12 +68,12 @@ public struct TemplateDateTime: Sendable, Equatable {
     /// C/Python `strftime` in the C locale (English month and day names).
     public func format(_ pattern: String) -> String {
         var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
+        parts.tm_year = Int32(clamping: year - 1900)
+        parts.tm_mon = Int32(clamping: month - 1)
+        parts.tm_mday = Int32(clamping: day)
+        parts.tm_hour = Int32(clamping: hour)
+        parts.tm_min = Int32(clamping: minute)
+        parts.tm_sec = Int32(clamping: second)
         // timegm fills in the weekday and day of the year.
         _ = timegm(&parts)
         var size = 256

@@ -262,12 +262,14 @@ extension TemplateInterpreter {
         let count = max(0, n)
         switch v {
         case .string(let s), .markup(let s):
-            if s.utf8.count * count > limits.maximumOutputBytes { throw TemplateError(.limit, "repeated string too large") }
+            let (total, overflow) = s.utf8.count.multipliedReportingOverflow(by: count)
+            if overflow || total > limits.maximumOutputBytes { throw TemplateError(.limit, "repeated string too large") }
             let out = String(repeating: s, count: count)
             if case .markup = v { return .markup(out) }
             return .string(out)
         case .list(let a), .tuple(let a):
-            if a.count * count > 1_000_000 { throw TemplateError(.limit, "repeated sequence too large") }
+            let (total, overflow) = a.count.multipliedReportingOverflow(by: count)
+            if overflow || total > 1_000_000 { throw TemplateError(.limit, "repeated sequence too large") }
             var out: [Value] = []
             for _ in 0..<count { out += a }
             if case .tuple = v { return .tuple(out) }

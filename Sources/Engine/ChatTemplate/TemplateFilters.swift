@@ -184,7 +184,7 @@ extension TemplateInterpreter {
             return .string(try indentFilter(PythonFormat.str(value), args))
         case "center":
             let width = args.value(0, "width").flatMap { if case .int(let i)? = $0.numeric { return i }; return nil } ?? 80
-            return .string(PythonString.center(PythonFormat.str(value), width: width))
+            return .string(PythonString.center(PythonFormat.str(value), width: try checkedSize(width, "width")))
         case "wordcount":
             var count = 0
             var inWord = false
@@ -223,6 +223,7 @@ extension TemplateInterpreter {
             guard case .int(let n)? = args.value(0, name == "batch" ? "linecount" : "slices")?.numeric, n > 0 else {
                 throw TemplateError.value("\(name) needs a positive count")
             }
+            _ = try checkedSize(n, "\(name) count")
             let fill = args.value(1, "fill_with")
             let items = try iterate(value)
             var out: [Value] = []
@@ -387,7 +388,7 @@ extension TemplateInterpreter {
         if let i = args.value(1, "indent") {
             switch i {
             case .none: indent = nil
-            case .int(let n): indent = String(repeating: " ", count: max(0, n))
+            case .int(let n): indent = String(repeating: " ", count: max(0, try checkedSize(n, "indent")))
             case .string(let s), .markup(let s): indent = s
             default: throw TemplateError.type("indent must be an int or a string")
             }
@@ -412,7 +413,7 @@ extension TemplateInterpreter {
         var indentation = "    "
         if let w = args.value(0, "width") {
             if let text = w.stringValue { indentation = text }
-            else if case .int(let n)? = w.numeric { indentation = String(repeating: " ", count: max(0, n)) }
+            else if case .int(let n)? = w.numeric { indentation = String(repeating: " ", count: max(0, try checkedSize(n, "indent width"))) }
         }
         let first = args.value(1, "first")?.truthy ?? false
         let blank = args.value(2, "blank")?.truthy ?? false

@@ -67,6 +67,12 @@ final class TemplateInterpreter {
         return output
     }
 
+    /// Refuses padding widths and counts that could only exhaust memory.
+    func checkedSize(_ n: Int, _ what: String) throws(TemplateError) -> Int {
+        if n > 10_000_000 { throw TemplateError(.limit, "\(what) \(n) is too large") }
+        return n
+    }
+
     /// Counts native recursion (statements, expressions, calls) against `maximumNesting`.
     @inline(__always)
     func enterNesting() throws(TemplateError) {

@@ -172,7 +172,7 @@ extension TemplateInterpreter {
             return .bool(s.unicodeScalars.allSatisfy { $0 == "_" || PythonString.isAlpha($0) || PythonString.isDigit($0) })
         case "center", "ljust", "rjust":
             try args.check(name, names: ["width", "fillchar"])
-            let width = try intArgument(args.value(0, "width"), default: 0)
+            let width = try checkedSize(try intArgument(args.value(0, "width"), default: 0), "width")
             var fill: Unicode.Scalar = " "
             if let f = args.value(1, "fillchar") {
                 guard let fs = f.stringValue, fs.unicodeScalars.count == 1 else {
@@ -183,7 +183,7 @@ extension TemplateInterpreter {
             if name == "center" { return .string(PythonString.center(s, width: width, fill: fill)) }
             return .string(PythonString.pad(s, width: width, align: name == "ljust" ? "<" : ">", fill: fill))
         case "zfill":
-            let width = try intArgument(args.value(0, "width"), default: 0)
+            let width = try checkedSize(try intArgument(args.value(0, "width"), default: 0), "width")
             let len = PythonString.length(s)
             guard width > len else { return .string(s) }
             let zeros = String(repeating: "0", count: width - len)
@@ -213,7 +213,7 @@ extension TemplateInterpreter {
             }
             return .string(s)
         case "expandtabs":
-            let size = try intArgument(args.value(0, "tabsize"), default: 8)
+            let size = try checkedSize(try intArgument(args.value(0, "tabsize"), default: 8), "tab size")
             var out = ""
             var column = 0
             for c in s.unicodeScalars {
