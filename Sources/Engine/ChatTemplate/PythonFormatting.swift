@@ -78,6 +78,8 @@ enum PythonFormat {
             case .builtin(let name): out += "<function \(name)>"
             case .method(let receiver, let name): out += "<built-in method \(name) of \(receiver.typeName) object>"
             case .loopCycle, .loopChanged: out += "<bound method>"
+            case .joiner: out += "<jinja2.utils.Joiner object>"
+            case .cycler: out += "<jinja2.utils.Cycler object>"
             }
         case .loop(let l): out += "<LoopContext \(l.index0 + 1)/\(l.items.count)>"
         }

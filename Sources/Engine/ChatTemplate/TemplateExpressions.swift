@@ -206,6 +206,11 @@ extension TemplateInterpreter {
             case .loopCycle(let loop):
                 guard !arguments.positional.isEmpty else { throw TemplateError.type("no items for cycling given") }
                 return arguments.positional[loop.index0 % arguments.positional.count]
+            case .joiner(let state):
+                if !state.used { state.used = true; return .string("") }
+                return .string(state.separator)
+            case .cycler:
+                throw TemplateError.type("'Cycler' object is not callable")
             case .loopChanged(let loop):
                 if let last = loop.lastChanged, Value.pyEqual(.list(last), .list(arguments.positional)) { return .bool(false) }
                 loop.lastChanged = arguments.positional

@@ -1,6 +1,6 @@
 /// The global functions Hugging Face's chat-template environment provides.
 enum TemplateGlobals {
-    static let names: Set<String> = ["raise_exception", "strftime_now", "namespace", "range", "dict"]
+    static let names: Set<String> = ["raise_exception", "strftime_now", "namespace", "range", "dict", "joiner", "cycler"]
     /// The sandbox's `MAX_RANGE`.
     static let maximumRange = 100_000
 }
@@ -38,6 +38,12 @@ extension TemplateInterpreter {
             let ns = Namespace(PyDict())
             for (k, v) in attributes.items { try ns.assign(k.stringValue ?? "", v) }
             return .namespace(ns)
+        case "joiner":
+            let separator = args.value(0, "sep").map(PythonFormat.str) ?? ", "
+            return .callable(.joiner(JoinerState(separator: separator)))
+        case "cycler":
+            guard !args.positional.isEmpty else { throw TemplateError.runtime("at least one item has to be provided") }
+            return .callable(.cycler(CyclerState(items: args.positional)))
         case "dict":
             var d = PyDict()
             for p in args.positional {

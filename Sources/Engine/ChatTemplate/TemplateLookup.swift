@@ -65,6 +65,13 @@ extension TemplateInterpreter {
             return ns.attributes[name] ?? noAttribute(v, name)
         case .loop(let loop):
             return loopAttribute(loop, name) ?? noAttribute(v, name)
+        case .callable(.cycler(let state)):
+            switch name {
+            case "current": return state.items[state.position]
+            case "items": return .list(state.items)
+            case "next", "reset": return .callable(.method(v, name))
+            default: return noAttribute(v, name)
+            }
         case .int, .bool:
             if name == "real" { return v.numeric.map { if case .int(let i) = $0 { return .int(i) }; return v } ?? v }
             if name == "imag" { return .int(0) }

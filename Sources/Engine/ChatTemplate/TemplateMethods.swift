@@ -27,6 +27,18 @@ extension TemplateInterpreter {
         case .tuple(let a):
             guard TemplateInterpreter.tupleMethods.contains(name) else { return nil }
             return try sequenceMethod(a, receiver, name, args)
+        case .callable(.cycler(let state)):
+            switch name {
+            case "next":
+                let current = state.items[state.position]
+                state.position = (state.position + 1) % state.items.count
+                return current
+            case "reset":
+                state.position = 0
+                return .none
+            default:
+                return nil
+            }
         case .range(let r):
             guard TemplateInterpreter.tupleMethods.contains(name) else { return nil }
             return try sequenceMethod(r.elements, receiver, name, args)

@@ -389,6 +389,22 @@ indirect enum Callable {
     case method(Value, String)
     case loopCycle(LoopContext)
     case loopChanged(LoopContext)
+    /// Jinja2's `joiner(sep)`: returns "" the first time, then `sep`.
+    case joiner(JoinerState)
+    /// Jinja2's `cycler(*items)`: `.next()`, `.current`, `.reset()`.
+    case cycler(CyclerState)
+}
+
+final class JoinerState {
+    let separator: String
+    var used = false
+    init(separator: String) { self.separator = separator }
+}
+
+final class CyclerState {
+    let items: [Value]
+    var position = 0
+    init(items: [Value]) { self.items = items }
 }
 
 /// A macro closed over the scope it was defined in.
