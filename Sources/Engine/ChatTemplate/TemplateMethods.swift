@@ -35,7 +35,7 @@ extension TemplateInterpreter {
                 return current
             case "reset":
                 state.position = 0
-                return .none
+                return Value.none
             default:
                 return nil
             }
@@ -249,7 +249,7 @@ extension TemplateInterpreter {
         case "get":
             try args.check(name, names: ["key", "default"])
             guard let key = args.value(0, "key") else { throw TemplateError.type("get expected at least 1 argument, got 0") }
-            let fallback = args.value(1, "default") ?? .none
+            let fallback: Value = args.value(1, "default") ?? Value.none
             return d.lookup(key) ?? fallback
         case "items":
             return .view(DictView(kind: .items, items: d.items.map { .tuple([$0.0, $0.1]) }))
