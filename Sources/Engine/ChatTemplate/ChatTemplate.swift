@@ -11,6 +11,14 @@ import LoomJSON
 ///
 /// Rendering is bounded by `limits`: runaway loops, deep recursion and huge outputs end with a
 /// `TemplateError` of kind `.limit`.
+///
+/// Known differences from Python Jinja2, all outside what chat templates use: integers are
+/// 64-bit (an overflow is an `.arithmetic` error; JSON integers beyond 64 bits arrive as
+/// floats); the filters `groupby`, `filesizeformat`, `pprint`, `random`, `urlencode`, `urlize`,
+/// `wordwrap` and `xmlattr` and the global `lipsum` are not provided (a run-time error names
+/// them); identifiers are ASCII; `{% include %}`, `{% extends %}`, `{% import %}` and blocks
+/// are not supported (there is no loader); upper/lower-case mappings follow Swift's Unicode
+/// tables.
 public struct ChatTemplate: Sendable {
     /// The template text as given.
     public let source: String
