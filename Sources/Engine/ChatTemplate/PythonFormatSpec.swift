@@ -62,7 +62,7 @@ enum PythonFormatSpec {
             buffer = [CChar](repeating: 0, count: Int(n) + 1)
             _ = withVaList([value]) { vsnprintf(&buffer, buffer.count, format, $0) }
         }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func group(_ digits: String, _ separator: Character) -> String {

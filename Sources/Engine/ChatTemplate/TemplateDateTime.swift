@@ -80,7 +80,7 @@ public struct TemplateDateTime: Sendable, Equatable {
         while size <= 1 << 20 {
             var buffer = [CChar](repeating: 0, count: size)
             let n = strftime(&buffer, size, pattern, &parts)
-            if n > 0 || pattern.isEmpty { return String(cString: buffer) }
+            if n > 0 || pattern.isEmpty { return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self) }
             size *= 4
         }
         return ""
