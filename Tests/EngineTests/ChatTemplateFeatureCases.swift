@@ -99,6 +99,8 @@ enum ChatTemplateFeatureCases {
 {"name": "unknown_filter_in_conditional_expression", "template": "{{ (1|nope) if false else 'fine' }}", "context": {}, "expected": "fine", "error": null}
 {"name": "unknown_filter_in_loop_inside_if", "template": "{% if false %}{% for x in [] %}{{ x|nope }}{% endfor %}{% endif %}", "context": {}, "expected": null, "error": "TemplateAssertionError: No filter named 'nope'."}
 {"name": "unknown_filter_runtime_in_if", "template": "{% if true %}{{ 1|nope }}{% endif %}", "context": {}, "expected": null, "error": "TemplateRuntimeError: No filter named 'nope' found."}
-{"name": "joiner_and_cycler", "template": "{% set pipe = joiner(' | ') %}{% for x in ['a', 'b', 'c'] %}{{ pipe() }}{{ x }}{% endfor %} {% set c = cycler('odd', 'even') %}{{ c.next() }}{{ c.next() }}{{ c.current }}{{ c.next() }}{% set _ = c.reset() %}{{ c.current }}\n", "context": {}, "expected": "a | b | c oddevenoddoddodd", "error": null}
+{"name": "joiner_and_cycler", "template": "{% set pipe = joiner(' | ') %}{% for x in ['a', 'b', 'c'] %}{{ pipe() }}{{ x }}{% endfor %} {% set c = cycler('odd', 'even') %}{{ c.next() }}{{ c.next() }}{{ c.current }}{{ c.next() }}{% set _ = c.reset() %}{{ c.current }}", "context": {}, "expected": "a | b | c oddevenoddoddodd", "error": null}
+{"name": "raw_trim_and_lstrip", "template": "<{% raw %}\n  {{ a }}\n  {% endraw %}\n>\n  {% raw -%}   b   {%- endraw %}|", "context": {}, "expected": "<\n  {{ a }}\n>\nb|", "error": null}
+{"name": "crlf_and_trailing", "template": "a{% if true %}\nb{% endif %}\nc\n\n", "context": {}, "expected": "abc\n", "error": null}
 """#
 }

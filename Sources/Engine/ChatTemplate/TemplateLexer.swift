@@ -216,7 +216,8 @@ struct TemplateLexer {
         guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "%"), bytes[i + 1] == UInt8(ascii: "}") else { return nil }
         emitText(textStart, textEnd)
         pos = i + 2
-        afterClose(marker: marker, trims: true)
+        // Jinja2's raw-begin rule has no trim_blocks suffix: a newline after `{% raw %}` stays.
+        afterClose(marker: marker, trims: false)
         let bodyStart = pos
         var j = bodyStart
         while let tag = findTagOpen(from: j) {
@@ -231,7 +232,9 @@ struct TemplateLexer {
             var closeMarker: UInt8 = 0
             if k < bytes.count, bytes[k] == UInt8(ascii: "-") || bytes[k] == UInt8(ascii: "+") { closeMarker = bytes[k]; k += 1 }
             guard k + 1 < bytes.count, bytes[k] == UInt8(ascii: "%"), bytes[k + 1] == UInt8(ascii: "}") else { continue }
-            let bodyEnd = innerMarker == UInt8(ascii: "-") ? rstripEnd(bodyStart, tag) : tag
+            // The raw text before `{% endraw %}` gets the same whitespace control as any text.
+            let bodyEnd = innerMarker == UInt8(ascii: "-") ? rstripEnd(bodyStart, tag)
+                : innerMarker == UInt8(ascii: "+") ? tag : lstripBlocksEnd(bodyStart, tag)
             emitText(bodyStart, bodyEnd)
             pos = k + 2
             afterClose(marker: closeMarker, trims: true)
