@@ -101,6 +101,16 @@ enum ChatTemplateFeatureCases {
 {"name": "unknown_filter_runtime_in_if", "template": "{% if true %}{{ 1|nope }}{% endif %}", "context": {}, "expected": null, "error": "TemplateRuntimeError: No filter named 'nope' found."}
 {"name": "joiner_and_cycler", "template": "{% set pipe = joiner(' | ') %}{% for x in ['a', 'b', 'c'] %}{{ pipe() }}{{ x }}{% endfor %} {% set c = cycler('odd', 'even') %}{{ c.next() }}{{ c.next() }}{{ c.current }}{{ c.next() }}{% set _ = c.reset() %}{{ c.current }}", "context": {}, "expected": "a | b | c oddevenoddoddodd", "error": null}
 {"name": "raw_trim_and_lstrip", "template": "<{% raw %}\n  {{ a }}\n  {% endraw %}\n>\n  {% raw -%}   b   {%- endraw %}|", "context": {}, "expected": "<\n  {{ a }}\n>\nb|", "error": null}
-{"name": "crlf_and_trailing", "template": "a{% if true %}\nb{% endif %}\nc\n\n", "context": {}, "expected": "abc\n", "error": null}
+{"name": "crlf_and_trailing", "template": "a{% if true %}\nb{% endif %}\nc\n", "context": {}, "expected": "abc", "error": null}
+{"name": "fuzz_slice_none", "template": "{{ n[:-1] }}", "context": {"n": null}, "expected": null, "error": "TypeError: 'NoneType' object is not subscriptable"}
+{"name": "fuzz_odd_float_round_int", "template": "{{ f is odd }}{{ 3.0 is odd }}{{ 4.0 is even }}{{ false|round }}{{ 3|round }}{{ 2.5|round }}{{ 7|round(1, 'floor') }}", "context": {"f": 1.25}, "expected": "FalseTrueTrue032.07.0", "error": null}
+{"name": "fuzz_truncate_non_string", "template": "{{ true|truncate(3) }}", "context": {}, "expected": null, "error": "TypeError: object of type 'bool' has no len()"}
+{"name": "fuzz_indent_list", "template": "{{ l|indent(2) }}", "context": {"l": [1, "\n"]}, "expected": null, "error": "AttributeError: 'list' object has no attribute 'splitlines'"}
+{"name": "fuzz_float_of_undefined", "template": "{{ u|float }}", "context": {}, "expected": null, "error": "UndefinedError: 'u' is undefined"}
+{"name": "fuzz_abs_of_undefined", "template": "{{ u|abs }}", "context": {}, "expected": null, "error": "TypeError: bad operand type for abs(): 'Undefined'"}
+{"name": "fuzz_dictsort_of_list", "template": "{{ [1]|dictsort }}", "context": {}, "expected": null, "error": "AttributeError: 'list' object has no attribute 'items'"}
+{"name": "fuzz_reverse_non_iterable", "template": "{{ none|reverse|list }}", "context": {}, "expected": null, "error": "FilterArgumentError: argument must be iterable"}
+{"name": "fuzz_undefined_in_string", "template": "{{ u in 'abc' }}", "context": {}, "expected": null, "error": "TypeError: 'in <string>' requires string as left operand, not Undefined"}
+{"name": "fuzz_truncate_list", "template": "{{ [1, 2]|truncate(3) }}\n", "context": {}, "expected": "[1, 2]", "error": null}
 """#
 }

@@ -25,6 +25,10 @@ public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible
         case security
         /// A Jinja runtime failure, e.g. an unknown filter (`TemplateRuntimeError`).
         case runtime
+        /// A filter got an argument it cannot use (`FilterArgumentError`).
+        case filterArgument
+        /// A Python attribute lookup failed inside a filter (`AttributeError`).
+        case attribute
         /// A resource budget was exceeded (recursion depth, output size, iteration count).
         case limit
     }
@@ -58,6 +62,8 @@ public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible
         case .arithmetic: return "ZeroDivisionError"
         case .security: return "SecurityError"
         case .runtime: return "TemplateRuntimeError"
+        case .filterArgument: return "FilterArgumentError"
+        case .attribute: return "AttributeError"
         case .limit: return "ResourceLimitError"
         }
     }

@@ -369,7 +369,6 @@ extension TemplateInterpreter {
         switch container {
         case .string(let s), .markup(let s):
             guard let sub = item.stringValue else {
-                if case .undefined(let u) = item { throw u.error }
                 throw TemplateError.type("'in <string>' requires string as left operand, not \(item.typeName)")
             }
             return PythonString.contains(s, sub)

@@ -148,10 +148,16 @@ extension TemplateInterpreter {
             if let s = value.stringValue { return .string(PythonString.string(s.unicodeScalars.reversed())) }
             if case .generator(let g) = value { return .list(try g.drain().reversed()) }
             if case .undefined = value { return .generator(Generator([])) }
-            return .generator(Generator(try iterate(value).reversed()))
+            let items: [Value]
+            do throws(TemplateError) { items = try iterate(value) } catch {
+                throw TemplateError(.filterArgument, "argument must be iterable")
+            }
+            return .generator(Generator(items.reversed()))
         case "int":
+            if case .undefined(let u) = value { throw u.error }
             return convertInt(value, fallback: args.value(0, "default") ?? .int(0), base: args.value(1, "base"))
         case "float":
+            if case .undefined(let u) = value { throw u.error }
             return convertFloat(value, fallback: args.value(0, "default") ?? .double(0))
         case "abs":
             switch value {
@@ -160,13 +166,11 @@ extension TemplateInterpreter {
                 return .int(abs(i))
             case .bool(let b): return .int(b ? 1 : 0)
             case .double(let d): return .double(abs(d))
-            case .undefined(let u): throw u.error
             default: throw TemplateError.type("bad operand type for abs(): '\(value.typeName)'")
             }
         case "round":
             try args.check("round", names: ["precision", "method"])
             guard let number = value.numeric else {
-                if case .undefined(let u) = value { throw u.error }
                 throw TemplateError.type("type \(value.typeName) doesn't define __round__ method")
             }
             var precision = 0
@@ -175,13 +179,24 @@ extension TemplateInterpreter {
             let scale = pow(10.0, Double(precision))
             let x = number.asDouble
             switch method {
-            case "common": return .double((x * scale).rounded(.toNearestOrEven) / scale)
+            case "common":
+                // Python's round() of an int (or bool) stays an int.
+                if case .int(let i) = number, precision >= 0 { return .int(i) }
+                return .double((x * scale).rounded(.toNearestOrEven) / scale)
             case "ceil": return .double((x * scale).rounded(.up) / scale)
             case "floor": return .double((x * scale).rounded(.down) / scale)
             default: throw TemplateError.type("method must be common, ceil or floor")
             }
         case "indent":
-            return .string(try indentFilter(PythonFormat.str(value), args))
+            // Jinja2 appends "\n" to the value, so only strings are accepted.
+            switch value {
+            case .string(let s): return .string(try indentFilter(s, args))
+            case .markup(let s): return .markup(try indentFilter(s, args))
+            case .undefined(let u): throw u.error
+            case .list: throw TemplateError(.attribute, "'list' object has no attribute 'splitlines'")
+            case .tuple: throw TemplateError.type("can only concatenate tuple (not \"str\") to tuple")
+            default: throw TemplateError.type("unsupported operand type(s) for +=: '\(value.typeName)' and 'str'")
+            }
         case "center":
             let width = args.value(0, "width").flatMap { if case .int(let i)? = $0.numeric { return i }; return nil } ?? 80
             return .string(PythonString.center(PythonFormat.str(value), width: try checkedSize(width, "width")))
@@ -195,7 +210,19 @@ extension TemplateInterpreter {
             }
             return .int(count)
         case "truncate":
-            return .string(try truncate(PythonFormat.str(value), args))
+            // Jinja2 does not convert: it measures and slices the value itself.
+            switch value {
+            case .string(let s), .markup(let s): return keepMarkup(value, try truncate(s, args))
+            case .undefined: return value
+            case .list, .tuple, .dict, .range, .view:
+                var length = 255, leeway = 5
+                if case .int(let n)? = args.value(0, "length")?.numeric { length = n }
+                if case .int(let n)? = args.value(3, "leeway")?.numeric { leeway = n }
+                if try self.length(value) <= length + leeway { return value }
+                throw TemplateError(.attribute, "'\(value.typeName)' object has no attribute 'rsplit'")
+            default:
+                throw TemplateError.type("object of type '\(value.typeName)' has no len()")
+            }
         case "striptags":
             return .string(stripTags(PythonFormat.str(value)))
         case "format":
@@ -316,7 +343,7 @@ extension TemplateInterpreter {
         try args.check("dictsort", names: ["case_sensitive", "by", "reverse"])
         guard case .dict(let d) = value else {
             if case .undefined(let u) = value { throw u.error }
-            throw TemplateError.type("You can only sort by either 'key' or 'value'")
+            throw TemplateError(.attribute, "'\(value.typeName)' object has no attribute 'items'")
         }
         let caseSensitive = args.value(0, "case_sensitive")?.truthy ?? false
         let by = args.value(1, "by")?.stringValue ?? "key"

@@ -146,9 +146,15 @@ extension TemplateInterpreter {
         }
     }
 
-    /// `v[a:b:c]` with Python's clamping; a failed slice is undefined, as Jinja2 reports it.
+    /// `v[a:b:c]` with Python's clamping. Jinja2 compiles slices to plain Python subscripts
+    /// (not its forgiving `getitem`), so a slice of the wrong type is a `TypeError`.
     func slice(_ v: Value, _ a: Value?, _ b: Value?, _ c: Value?) throws(TemplateError) -> Value {
-        if case .undefined(let u) = v { throw u.error }
+        switch v {
+        case .undefined(let u): throw u.error
+        case .list, .tuple, .string, .markup, .range: break
+        case .dict: throw TemplateError.type("unhashable type: 'slice'")
+        default: throw TemplateError.type("'\(v.typeName)' object is not subscriptable")
+        }
         func index(_ x: Value?) -> (ok: Bool, value: Int?) {
             guard let x else { return (true, nil) }
             if case .none = x { return (true, nil) }
@@ -156,8 +162,10 @@ extension TemplateInterpreter {
             return (false, nil)
         }
         let (okA, start) = index(a), (okB, stop) = index(b), (okC, stepValue) = index(c)
-        let failed = Value.undefined(UndefinedInfo(name: "slice", owner: TemplateInterpreter.ownerDescription(v), isElement: true))
-        guard okA, okB, okC else { return failed }
+        for bound in [a, b, c] { if case .undefined(let u)? = bound { throw u.error } }
+        guard okA, okB, okC else {
+            throw TemplateError.type("slice indices must be integers or None or have an __index__ method")
+        }
         let step = stepValue ?? 1
         if step == 0 { throw TemplateError.value("slice step cannot be zero") }
         func indices(_ count: Int) -> [Int] {
@@ -196,7 +204,7 @@ extension TemplateInterpreter {
             }
             return .string(PythonString.string(indices(scalars.count).map { scalars[$0] }))
         default:
-            return failed
+            throw TemplateError.type("'\(v.typeName)' object is not subscriptable")
         }
     }
 

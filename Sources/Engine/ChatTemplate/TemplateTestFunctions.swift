@@ -53,12 +53,9 @@ extension TemplateInterpreter {
             default: return false
             }
         case "odd", "even":
-            guard case .int(let i)? = value.numeric else {
-                if case .undefined(let u) = value { throw u.error }
-                if case .double(let d) = value { return name == "odd" ? d.truncatingRemainder(dividingBy: 2) != 0 : d.truncatingRemainder(dividingBy: 2) == 0 }
-                throw TemplateError.type("not all arguments converted during string formatting")
-            }
-            return name == "odd" ? i & 1 == 1 : i & 1 == 0
+            // Jinja2: `value % 2 == 1` / `value % 2 == 0`, with Python's `%` (floats included).
+            let r = try binary(.modulo, value, .int(2))
+            return Value.pyEqual(r, .int(name == "odd" ? 1 : 0))
         case "divisibleby":
             let r = try binary(.modulo, value, try other())
             return !r.truthy
