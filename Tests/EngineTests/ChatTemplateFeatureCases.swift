@@ -111,6 +111,7 @@ enum ChatTemplateFeatureCases {
 {"name": "fuzz_dictsort_of_list", "template": "{{ [1]|dictsort }}", "context": {}, "expected": null, "error": "AttributeError: 'list' object has no attribute 'items'"}
 {"name": "fuzz_reverse_non_iterable", "template": "{{ none|reverse|list }}", "context": {}, "expected": null, "error": "FilterArgumentError: argument must be iterable"}
 {"name": "fuzz_undefined_in_string", "template": "{{ u in 'abc' }}", "context": {}, "expected": null, "error": "TypeError: 'in <string>' requires string as left operand, not Undefined"}
-{"name": "fuzz_truncate_list", "template": "{{ [1, 2]|truncate(3) }}\n", "context": {}, "expected": "[1, 2]", "error": null}
+{"name": "fuzz_truncate_list", "template": "{{ [1, 2]|truncate(3) }}", "context": {}, "expected": "[1, 2]", "error": null}
+{"name": "sort_with_undefined_keys_and_istitle", "template": "{{ 'ba'|sort(attribute='n') }} {{ ('t', 1)|map(attribute='n')|list }} {{ 'ǅungla'.istitle() }} {{ 'Hello World'.istitle() }} {{ 'hello World'.istitle() }}\n", "context": {}, "expected": "['b', 'a'] [Undefined, Undefined] True True False", "error": null}
 """#
 }

@@ -240,6 +240,28 @@ enum PythonString {
         return out
     }
 
+    /// Python's `str.istitle()`: upper- and title-case characters only after uncased ones,
+    /// lower-case ones only after cased ones, and at least one cased character.
+    static func isTitle(_ s: String) -> Bool {
+        var previousCased = false
+        var cased = false
+        for c in s.unicodeScalars {
+            let p = c.properties
+            if p.isUppercase || p.generalCategory == .titlecaseLetter {
+                if previousCased { return false }
+                previousCased = true
+                cased = true
+            } else if p.isLowercase {
+                if !previousCased { return false }
+                previousCased = true
+                cased = true
+            } else {
+                previousCased = false
+            }
+        }
+        return cased
+    }
+
     /// Python's `str.capitalize()`: the first character in title case, the rest lower case.
     static func capitalize(_ s: String) -> String {
         guard let first = s.unicodeScalars.first else { return s }

@@ -93,7 +93,7 @@ extension TemplateInterpreter {
             let items = try iterate(value)
             let attribute = args.value(2, "attribute")
             let caseSensitive = args.value(1, "case_sensitive")?.truthy ?? false
-            let sorted = try stableSort(items, reverse: args.value(0, "reverse")?.truthy ?? false) { (v: Value) throws(TemplateError) in
+            let sorted = try stableSort(items, reverse: args.value(0, "reverse")?.truthy ?? false, equalFirst: true) { (v: Value) throws(TemplateError) in
                 var key = v
                 if let attribute, !attribute.isNone { key = try self.attributePath(v, attribute) }
                 return caseSensitive ? key : TemplateInterpreter.foldCase(key)
@@ -219,6 +219,9 @@ extension TemplateInterpreter {
                 if case .int(let n)? = args.value(0, "length")?.numeric { length = n }
                 if case .int(let n)? = args.value(3, "leeway")?.numeric { leeway = n }
                 if try self.length(value) <= length + leeway { return value }
+                if args.value(1, "killwords")?.truthy ?? false {
+                    throw TemplateError.type("can only concatenate \(value.typeName) (not \"str\") to \(value.typeName)")
+                }
                 throw TemplateError(.attribute, "'\(value.typeName)' object has no attribute 'rsplit'")
             default:
                 throw TemplateError.type("object of type '\(value.typeName)' has no len()")
@@ -321,13 +324,17 @@ extension TemplateInterpreter {
     }
 
     /// Python's `sorted(items, key=key, reverse=reverse)`: stable, `TypeError` on unorderable keys.
-    func stableSort(_ items: [Value], reverse: Bool, key: (Value) throws(TemplateError) -> Value) throws(TemplateError) -> [Value] {
+    /// `equalFirst` mirrors the `sort` filter, whose keys are one-element lists: Python compares
+    /// those by equality first, so equal (even undefined) keys never reach `<`.
+    func stableSort(_ items: [Value], reverse: Bool, equalFirst: Bool = false,
+                    key: (Value) throws(TemplateError) -> Value) throws(TemplateError) -> [Value] {
         var keyed: [(Value, Int)] = []
         for (i, item) in items.enumerated() { keyed.append((try key(item), i)) }
         var failure: TemplateError?
         keyed.sort { a, b in
             if failure != nil { return a.1 < b.1 }
             do throws(TemplateError) {
+                if equalFirst && Value.pyEqual(a.0, b.0) { return a.1 < b.1 }
                 let c = try Value.pyCompare(a.0, b.0, "<")
                 if c != 0 { return reverse ? c > 0 : c < 0 }
             } catch {

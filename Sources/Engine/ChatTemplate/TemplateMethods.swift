@@ -177,7 +177,7 @@ extension TemplateInterpreter {
         case "isascii": return .bool(s.unicodeScalars.allSatisfy { $0.isASCII })
         case "isupper": return .bool(PythonString.isUpperString(s))
         case "islower": return .bool(PythonString.isLowerString(s))
-        case "istitle": return .bool(!s.isEmpty && PythonString.title(s) == s && s.unicodeScalars.contains { $0.properties.isUppercase })
+        case "istitle": return .bool(PythonString.isTitle(s))
         case "isprintable": return .bool(s.unicodeScalars.allSatisfy(PythonFormat.isPrintable))
         case "isidentifier":
             guard let first = s.unicodeScalars.first, first == "_" || PythonString.isAlpha(first) else { return .bool(false) }
