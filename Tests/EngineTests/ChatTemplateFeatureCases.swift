@@ -112,6 +112,11 @@ enum ChatTemplateFeatureCases {
 {"name": "fuzz_reverse_non_iterable", "template": "{{ none|reverse|list }}", "context": {}, "expected": null, "error": "FilterArgumentError: argument must be iterable"}
 {"name": "fuzz_undefined_in_string", "template": "{{ u in 'abc' }}", "context": {}, "expected": null, "error": "TypeError: 'in <string>' requires string as left operand, not Undefined"}
 {"name": "fuzz_truncate_list", "template": "{{ [1, 2]|truncate(3) }}", "context": {}, "expected": "[1, 2]", "error": null}
-{"name": "sort_with_undefined_keys_and_istitle", "template": "{{ 'ba'|sort(attribute='n') }} {{ ('t', 1)|map(attribute='n')|list }} {{ 'ǅungla'.istitle() }} {{ 'Hello World'.istitle() }} {{ 'hello World'.istitle() }}\n", "context": {}, "expected": "['b', 'a'] [Undefined, Undefined] True True False", "error": null}
+{"name": "sort_with_undefined_keys_and_istitle", "template": "{{ 'ba'|sort(attribute='n') }} {{ ('t', 1)|map(attribute='n')|list }} {{ 'ǅungla'.istitle() }} {{ 'Hello World'.istitle() }} {{ 'hello World'.istitle() }}", "context": {}, "expected": "['b', 'a'] [Undefined, Undefined] True True False", "error": null}
+{"name": "for_else_after_continue", "template": "{% for i in [1, 2] %}{{ i }}{% continue %}{% else %}|else{% endfor %}", "context": {}, "expected": "12|else", "error": null}
+{"name": "break_outside_loop", "template": "{% macro m() %}{% break %}{% endmacro %}", "context": {}, "expected": null, "error": "SyntaxError: 'break' outside loop (<template>, line 15)"}
+{"name": "break_inside_filter_block", "template": "{% for i in [1, 2, 3] %}<{{ i }}>{% filter upper %}a{% if i == 2 %}{% break %}{% endif %}b{% endfilter %}{% endfor %}", "context": {}, "expected": "<1>AB<2>", "error": null}
+{"name": "if_test_without_conditional_expression", "template": "{% if 1 if true else 0 %}x{% endif %}", "context": {}, "expected": null, "error": "TemplateSyntaxError: expected token 'end of statement block', got 'if'"}
+{"name": "block_set_scoping", "template": "{% set y %}[{{ y }}]{% set inner = 1 %}{% endset %}{{ y }}{{ inner is defined }}{% filter upper %}{% set z = 1 %}z{% endfilter %}{{ z is defined }}\n", "context": {"y": "CTX"}, "expected": "[]FalseZFalse", "error": null}
 """#
 }

@@ -41,8 +41,11 @@ public struct ChatTemplate: Sendable {
     ///   - context: the template's variables, JSON-decoded with key order kept.
     ///   - now: the time `strftime_now` formats.
     public func render(context: JSONObject, now: TemplateDateTime = .current()) throws(TemplateError) -> String {
-        let root = Scope(parent: nil)
-        for (key, value) in context { root[key] = Value(json: value) }
+        // The render context sits below the template's own top-level frame, so that what the
+        // template assigns is told apart from what it was given (Jinja2 keeps them apart too).
+        let variables = Scope(parent: nil)
+        for (key, value) in context { variables[key] = Value(json: value) }
+        let root = Scope(parent: variables)
         let interpreter = TemplateInterpreter(limits: limits, now: now)
         try interpreter.execute(nodes, root)
         return interpreter.output

@@ -127,6 +127,8 @@ indirect enum Node: Sendable {
     case callBlock(MacroDefinition, Expr)
     case filterBlock([FilterCall], [Node])
     case with([(String, Expr)], [Node])
+    /// transformers' `{% generation %}`: renders its body, compiled like a call block.
+    case generation([Node])
     case breakLoop
     case continueLoop
 }

@@ -58,6 +58,15 @@ final class TemplateInterpreter {
         }
     }
 
+    /// Renders `nodes` into a fresh buffer; returns what they printed and how they ended.
+    func captureFlow(_ nodes: [Node], _ scope: Scope) throws(TemplateError) -> (String, Flow) {
+        let saved = output
+        output = ""
+        defer { output = saved }
+        let flow = try execute(nodes, scope)
+        return (output, flow)
+    }
+
     /// Renders `nodes` into a fresh buffer and returns what they printed.
     func capture(_ nodes: [Node], _ scope: Scope) throws(TemplateError) -> String {
         let saved = output
@@ -114,7 +123,10 @@ final class TemplateInterpreter {
             case .set(let target, let expr):
                 try assign(target, try evaluate(expr, scope), scope)
             case .setBlock, .macro, .callBlock, .filterBlock:
-                try executeBlock(node, scope)
+                let flow = try executeBlock(node, scope)
+                if flow != .normal { return flow }
+            case .generation(let body):
+                try execute(body, Scope(parent: scope))
             case .with(let assignments, let body):
                 let flow = try executeWith(assignments, body, scope)
                 if flow != .normal { return flow }
@@ -129,28 +141,40 @@ final class TemplateInterpreter {
 
     // Less common statements live outside `execute`, which recurses once per block level and
     // should keep a small stack frame.
+    /// A `break`/`continue` inside a set or filter block leaves the enclosing loop at once; the
+    /// block's partial output is dropped, as in Jinja2's generated code.
     @inline(never)
-    private func executeBlock(_ node: Node, _ scope: Scope) throws(TemplateError) {
+    private func executeBlock(_ node: Node, _ scope: Scope) throws(TemplateError) -> Flow {
         switch node {
         case .setBlock(let target, let body, let filters):
-            var value: Value = .string(try capture(body, scope))
+            // The body is an inner frame (its own assignments stay inside), and Jinja2 binds the
+            // target name there before the body runs: reading it gives the current frame's value
+            // or undefined, never an outer or context value.
+            let inner = Scope(parent: scope)
+            if case .name(let name) = target { inner[name] = scope[name] ?? .missing(name) }
+            let (text, flow) = try captureFlow(body, inner)
+            if flow != .normal { return flow }
+            var value: Value = .string(text)
             for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
             try assign(target, value, scope)
         case .macro(let definition):
             scope[definition.name] = .callable(.macro(Macro(definition: definition, closure: scope)))
         case .callBlock(let callerDefinition, let call):
-            guard case .call(let callee, let args) = call else { return }
+            guard case .call(let callee, let args) = call else { return .normal }
             var arguments = try evaluateArguments(args, scope)
             arguments.keyword.append(("caller", .callable(.macro(Macro(definition: callerDefinition, closure: scope)))))
             let result = try callValue(try evaluate(callee, scope), arguments)
             try emit(PythonFormat.str(result))
         case .filterBlock(let filters, let body):
-            var value: Value = .string(try capture(body, scope))
+            let (text, flow) = try captureFlow(body, Scope(parent: scope))
+            if flow != .normal { return flow }
+            var value: Value = .string(text)
             for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
             try emit(PythonFormat.str(value))
         default:
             break
         }
+        return .normal
     }
 
     @inline(never)
@@ -222,13 +246,22 @@ final class TemplateInterpreter {
             return
         }
         let context = LoopContext(items: items, depth0: depth0, recursion: loop.recursive ? (loop, scope) : nil)
+        // Jinja2 clears its "no iteration" flag at the end of the body, so `else` also runs when
+        // every iteration left early through `break` or `continue`.
+        var completedIteration = false
+
         for (i, item) in items.enumerated() {
             try step()
             context.index0 = i
             let iteration = Scope(parent: scope)
             iteration["loop"] = .loop(context)
             try assign(loop.target, item, iteration)
-            if try execute(loop.body, iteration) == .breakLoop { break }
+            let flow = try execute(loop.body, iteration)
+            if flow == .normal { completedIteration = true }
+            if flow == .breakLoop { break }
+        }
+        if !completedIteration && !loop.elseBody.isEmpty {
+            try execute(loop.elseBody, Scope(parent: scope))
         }
     }
 

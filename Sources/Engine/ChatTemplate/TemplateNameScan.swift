@@ -40,6 +40,8 @@ enum TemplateNameScan {
         case .with(let assignments, let body):
             for (_, e) in assignments { scan(e, wanted, &found) }
             for n in body { scan(n, wanted, &found) }
+        case .generation(let body):
+            for n in body { scan(n, wanted, &found) }
         }
     }
 

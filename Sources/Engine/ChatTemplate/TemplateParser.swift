@@ -57,7 +57,7 @@ struct TemplateParser {
     }
 
     private mutating func expectBlockEnd() throws(TemplateError) {
-        guard case .blockEnd = current else { throw error("expected end of statement block, got \(describe(current))") }
+        guard case .blockEnd = current else { throw error("expected token 'end of statement block', got \(describe(current))") }
         advance()
     }
 
@@ -160,7 +160,7 @@ struct TemplateParser {
             try expectBlockEnd()
             let (body, _) = try parseBody(until: ["endgeneration"], in: "generation")
             try expectBlockEnd()
-            return .with([], body)
+            return .generation(body)
         case "break", "continue":
             try expectBlockEnd()
             return tag == "break" ? .breakLoop : .continueLoop
@@ -176,14 +176,15 @@ struct TemplateParser {
 
     private mutating func parseIf() throws(TemplateError) -> Node {
         var branches: [(Expr, [Node])] = []
-        var condition = try parseTuple(withConditional: true)
+        // Jinja2 parses `if`/`elif` tests without a top-level conditional expression.
+        var condition = try parseTuple(withConditional: false)
         while true {
             try expectBlockEnd()
             let (body, end) = try parseBody(until: ["elif", "else", "endif"], in: "if")
             branches.append((condition, body))
             switch end {
             case "elif":
-                condition = try parseTuple(withConditional: true)
+                condition = try parseTuple(withConditional: false)
             case "else":
                 try expectBlockEnd()
                 let (elseBody, _) = try parseBody(until: ["endif"], in: "if")

@@ -1,4 +1,4 @@
-/// Jinja2's compile-time check for filter and test names.
+/// Jinja2's compile-time checks: filter and test names, and `break`/`continue` placement.
 ///
 /// Jinja2 refuses an unknown filter or test when it compiles the template
 /// (`TemplateAssertionError`), except inside an `if` statement or a conditional expression,
@@ -12,39 +12,51 @@ enum TemplateValidation {
     ])
 
     static func check(_ nodes: [Node]) throws(TemplateError) {
-        for node in nodes { try check(node, soft: false) }
+        for node in nodes { try check(node, soft: false, inLoop: false) }
     }
 
-    private static func check(_ node: Node, soft: Bool) throws(TemplateError) {
+    /// `inLoop`: a `break`/`continue` here would be inside a Python `for` of the generated code.
+    /// Loop bodies are; a loop's `else`, macro and call-block bodies are not (they compile to
+    /// separate functions or run after the loop), while `if`, `set`, `filter` and `with`
+    /// blocks inherit it.
+    private static func check(_ node: Node, soft: Bool, inLoop: Bool) throws(TemplateError) {
         switch node {
-        case .text, .breakLoop, .continueLoop: break
+        case .text: break
+        case .breakLoop, .continueLoop:
+            if !inLoop {
+                if case .breakLoop = node { throw TemplateError(.syntax, "'break' outside loop") }
+                throw TemplateError(.syntax, "'continue' not properly in loop")
+            }
         case .output(let e): try check(e, soft: soft)
         case .ifChain(let branches, let otherwise):
             for (c, body) in branches {
                 try check(c, soft: true)
-                for n in body { try check(n, soft: true) }
+                for n in body { try check(n, soft: true, inLoop: inLoop) }
             }
-            for n in otherwise ?? [] { try check(n, soft: true) }
+            for n in otherwise ?? [] { try check(n, soft: true, inLoop: inLoop) }
         case .forLoop(let loop):
             try check(loop.iterable, soft: soft)
             if let c = loop.condition { try check(c, soft: soft) }
-            for n in loop.body + loop.elseBody { try check(n, soft: false) }
+            for n in loop.body { try check(n, soft: false, inLoop: true) }
+            for n in loop.elseBody { try check(n, soft: false, inLoop: inLoop) }
         case .set(_, let e): try check(e, soft: soft)
         case .setBlock(_, let body, let filters):
             for f in filters { try checkFilter(f.name, f.arguments, soft: soft) }
-            for n in body { try check(n, soft: false) }
+            for n in body { try check(n, soft: false, inLoop: inLoop) }
         case .macro(let def):
             for (_, d) in def.parameters { if let d { try check(d, soft: false) } }
-            for n in def.body { try check(n, soft: false) }
+            for n in def.body { try check(n, soft: false, inLoop: false) }
         case .callBlock(let def, let call):
             try check(call, soft: soft)
-            for n in def.body { try check(n, soft: false) }
+            for n in def.body { try check(n, soft: false, inLoop: false) }
+        case .generation(let body):
+            for n in body { try check(n, soft: false, inLoop: false) }
         case .filterBlock(let filters, let body):
             for f in filters { try checkFilter(f.name, f.arguments, soft: soft) }
-            for n in body { try check(n, soft: false) }
+            for n in body { try check(n, soft: false, inLoop: inLoop) }
         case .with(let assignments, let body):
             for (_, e) in assignments { try check(e, soft: soft) }
-            for n in body { try check(n, soft: false) }
+            for n in body { try check(n, soft: false, inLoop: inLoop) }
         }
     }
 
