@@ -117,6 +117,7 @@ enum ChatTemplateFeatureCases {
 {"name": "break_outside_loop", "template": "{% macro m() %}{% break %}{% endmacro %}", "context": {}, "expected": null, "error": "SyntaxError: 'break' outside loop (<template>, line 15)"}
 {"name": "break_inside_filter_block", "template": "{% for i in [1, 2, 3] %}<{{ i }}>{% filter upper %}a{% if i == 2 %}{% break %}{% endif %}b{% endfilter %}{% endfor %}", "context": {}, "expected": "<1>AB<2>", "error": null}
 {"name": "if_test_without_conditional_expression", "template": "{% if 1 if true else 0 %}x{% endif %}", "context": {}, "expected": null, "error": "TemplateSyntaxError: expected token 'end of statement block', got 'if'"}
-{"name": "block_set_scoping", "template": "{% set y %}[{{ y }}]{% set inner = 1 %}{% endset %}{{ y }}{{ inner is defined }}{% filter upper %}{% set z = 1 %}z{% endfilter %}{{ z is defined }}\n", "context": {"y": "CTX"}, "expected": "[]FalseZFalse", "error": null}
+{"name": "block_set_scoping", "template": "{% set y %}[{{ y }}]{% set inner = 1 %}{% endset %}{{ y }}{{ inner is defined }}{% filter upper %}{% set z = 1 %}z{% endfilter %}{{ z is defined }}", "context": {"y": "CTX"}, "expected": "[]FalseZFalse", "error": null}
+{"name": "root_frame_symbols", "template": "{% for i in [1] %}[{{ x }}|{{ y }}|{{ z }}|{{ w }}]{% endfor %}{% set x = 1 %}{% if true %}{% set y = 2 %}{% endif %}{{ z }}{% set z = 3 %}{% macro w() %}{% endmacro %}{{ x }}{{ y }}{{ z }}\n", "context": {"x": "CTX", "y": "CY", "z": "CZ", "w": "CW"}, "expected": "[|CY|CZ|]CZ123", "error": null}
 """#
 }
