@@ -98,6 +98,7 @@ import Testing
             messages: [["role": "user", "content": "Hi!"]], addGenerationPrompt: true,
             bosToken: file.bosTokenText, eosToken: file.eosTokenText, now: Self.now)
         #expect(output.contains("Hi!"))
+        #expect(try file.chatTemplate() != nil)
     }
 
     @Test func modelWithoutTemplate() throws {

@@ -8,6 +8,12 @@ extension GGUFFile {
         return metadata[key]?.stringValue
     }
 
+    /// The model's chat template, parsed; nil when the model has none (use `PlainChatFormat`).
+    public func chatTemplate(named name: String? = nil, limits: TemplateLimits = .standard) throws(TemplateError) -> ChatTemplate? {
+        guard let source = chatTemplateSource(named: name) else { return nil }
+        return try ChatTemplate(source: source, limits: limits)
+    }
+
     /// The text of the BOS token (`tokenizer.ggml.tokens[tokenizer.ggml.bos_token_id]`), or "".
     public var bosTokenText: String { specialTokenText("tokenizer.ggml.bos_token_id") }
 
