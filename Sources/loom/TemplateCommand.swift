@@ -12,8 +12,8 @@ enum TemplateCommand: LoomCommand {
     static let summary = "render a chat template for a conversation or a context"
     static let usage = """
         usage: loom template (-m MODEL | --template FILE.jinja)
-                             (--messages FILE.json [--tools FILE.json] [--add-generation-prompt | --continue-final-message]
-                              [--extra FILE.json]
+                             (--messages FILE.json [--tools FILE.json] [--documents FILE.json]
+                              [--add-generation-prompt | --continue-final-message] [--extra FILE.json]
                               | --context FILE.json) [--now ISO8601] [--template-name NAME]
           -m, --model FILE         take the template and BOS/EOS tokens from a GGUF file
           --template FILE          a Jinja template file (BOS/EOS default to "")
@@ -21,6 +21,7 @@ enum TemplateCommand: LoomCommand {
           --messages FILE          a JSON array of messages (or an object with "messages" and "tools");
                                    Hugging Face's message normalisation is applied
           --tools FILE             a JSON array of tool definitions
+          --documents FILE         a JSON array of documents (for retrieval templates)
           --add-generation-prompt  end with the assistant prompt
           --continue-final-message cut the output after the last message's content, so the model
                                    continues it (prefill)
@@ -36,7 +37,7 @@ enum TemplateCommand: LoomCommand {
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, flags: ["add-generation-prompt", "continue-final-message"],
-                                 options: ["model", "template", "template-name", "messages", "tools", "extra",
+                                 options: ["model", "template", "template-name", "messages", "tools", "documents", "extra",
                                            "context", "now", "bos", "eos"],
                                  aliases: ["m": "model"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
@@ -96,6 +97,11 @@ enum TemplateCommand: LoomCommand {
             guard case .array(let items) = try readJSON(toolsPath) else { throw RuntimeError("\(toolsPath): expected a JSON array") }
             tools = items
         }
+        var documents: [JSONValue]?
+        if let documentsPath = args.value("documents") {
+            guard case .array(let items) = try readJSON(documentsPath) else { throw RuntimeError("\(documentsPath): expected a JSON array") }
+            documents = items
+        }
         var extra = JSONObject()
         if let extraPath = args.value("extra") {
             guard case .object(let object) = try readJSON(extraPath) else { throw RuntimeError("\(extraPath): expected a JSON object") }
@@ -107,7 +113,7 @@ enum TemplateCommand: LoomCommand {
             return
         }
         StandardOutput.write(try render(source) { template throws(TemplateError) in
-            try template.render(messages: messages, tools: tools, addGenerationPrompt: addPrompt,
+            try template.render(messages: messages, tools: tools, documents: documents, addGenerationPrompt: addPrompt,
                                 bosToken: bos, eosToken: eos, extra: extra,
                                 continueFinalMessage: args.has("continue-final-message"), now: now)
         })

@@ -66,21 +66,22 @@ public struct ChatTemplate: Sendable {
     /// Renders a conversation the way `apply_chat_template` does.
     ///
     /// Messages are normalised as transformers 5 does (see `normalizedContext`), and the context
-    /// holds `messages`, `tools` (`None` when nil), `documents` (`None`),
+    /// holds `messages`, `tools` and `documents` (`None` when nil),
     /// `add_generation_prompt`, `bos_token`, `eos_token` and then every member of `extra`
     /// (e.g. `enable_thinking`), which may override the others.
     ///
     /// With `continueFinalMessage`, the output is cut right after the last message's content so
     /// the model continues it (prefill), exactly as transformers does; it cannot be combined
     /// with `addGenerationPrompt`.
-    public func render(messages: [JSONValue], tools: [JSONValue]? = nil, addGenerationPrompt: Bool,
-                       bosToken: String, eosToken: String, extra: JSONObject = JSONObject(),
+    public func render(messages: [JSONValue], tools: [JSONValue]? = nil, documents: [JSONValue]? = nil,
+                       addGenerationPrompt: Bool, bosToken: String, eosToken: String, extra: JSONObject = JSONObject(),
                        continueFinalMessage: Bool = false,
                        now: TemplateDateTime = .current()) throws(TemplateError) -> String {
         if continueFinalMessage && addGenerationPrompt {
             throw TemplateError(.value, "continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead.")
         }
         let rendered = try render(context: ChatTemplate.normalizedContext(messages: messages, tools: tools,
+                                                                          documents: documents,
                                                                           addGenerationPrompt: addGenerationPrompt,
                                                                           bosToken: bosToken, eosToken: eosToken, extra: extra),
                                   now: now)
@@ -122,7 +123,8 @@ public struct ChatTemplate: Sendable {
     ///
     /// Each message object loses members whose value is `null`, and a message with
     /// `reasoning_content` also gets a `thinking` copy (templates such as gpt-oss read it).
-    public static func normalizedContext(messages: [JSONValue], tools: [JSONValue]?, addGenerationPrompt: Bool,
+    public static func normalizedContext(messages: [JSONValue], tools: [JSONValue]?, documents: [JSONValue]? = nil,
+                                         addGenerationPrompt: Bool,
                                          bosToken: String, eosToken: String,
                                          extra: JSONObject = JSONObject()) -> JSONObject {
         let normalized: [JSONValue] = messages.map { message in
@@ -135,7 +137,7 @@ public struct ChatTemplate: Sendable {
         var context = JSONObject()
         context["messages"] = .array(normalized)
         context["tools"] = tools.map { .array($0) } ?? .null
-        context["documents"] = .null
+        context["documents"] = documents.map { .array($0) } ?? .null
         context["add_generation_prompt"] = .bool(addGenerationPrompt)
         context["bos_token"] = .string(bosToken)
         context["eos_token"] = .string(eosToken)
