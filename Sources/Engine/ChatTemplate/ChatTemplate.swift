@@ -25,8 +25,8 @@ public struct ChatTemplate: Sendable {
     /// The resource budget applied to every render.
     public var limits: TemplateLimits
     let nodes: [Node]
-    /// Top-level names that start undefined instead of resolving from the context.
-    let rootUndefined: [String]
+    /// Names each frame starts as undefined instead of resolving from outside.
+    let frames: TemplateFrameAnalysis.Result
 
     /// Parses `source`; throws a `.syntax` error with line and column when it is malformed, and
     /// an `.assertion` error for an unknown filter or test outside an `if` (as Jinja2 does).
@@ -36,7 +36,7 @@ public struct ChatTemplate: Sendable {
         var parser = try TemplateParser(source: source)
         nodes = try parser.parseTemplate()
         try TemplateValidation.check(nodes)
-        rootUndefined = TemplateFrameAnalysis.rootUndefinedNames(nodes)
+        frames = TemplateFrameAnalysis.analyze(nodes)
     }
 
     /// Renders with exactly the variables of `context` (what `Template.render(**context)` gets).
@@ -49,8 +49,8 @@ public struct ChatTemplate: Sendable {
         let variables = Scope(parent: nil)
         for (key, value) in context { variables[key] = Value(json: value) }
         let root = Scope(parent: variables)
-        for name in rootUndefined { root[name] = .missing(name) }
-        let interpreter = TemplateInterpreter(limits: limits, now: now)
+        for name in frames.root { root[name] = .missing(name) }
+        let interpreter = TemplateInterpreter(limits: limits, now: now, frames: frames.frames)
         try interpreter.execute(nodes, root)
         return interpreter.output
     }

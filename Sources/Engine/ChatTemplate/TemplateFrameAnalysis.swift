@@ -1,18 +1,65 @@
-/// Jinja2's symbol analysis of the template's top-level frame.
+/// Jinja2's symbol analysis of frames.
 ///
-/// Jinja2 decides statically how each name of a frame starts out: a name whose first use in
-/// the frame is an unconditional assignment starts *undefined* — it does not fall back to the
-/// render context, even when read (from a loop or macro body) before the assignment runs. A
-/// name first read, or assigned only inside `if` branches, resolves from the context until it
-/// is assigned. Loop, macro and block bodies are separate frames and are not part of this
-/// analysis (their reads are not top-level reads).
+/// Jinja2 decides statically how each name of a frame (the top level, a loop body, a macro
+/// body, …) starts out: a name whose first use in the frame is an unconditional assignment, and
+/// that no enclosing frame mentions, starts *undefined* — it does not fall back to the render
+/// context, even when read (from a nested loop or macro) before the assignment runs. Other
+/// names resolve through the enclosing frames and then the context, which is what Loom's scope
+/// chain does at run time.
 enum TemplateFrameAnalysis {
-    /// Names the top-level frame must start as undefined.
-    static func rootUndefinedNames(_ nodes: [Node]) -> [String] {
+    /// Names to bind as undefined when each frame is entered: the top level, and loop and macro
+    /// bodies keyed by their node's identity.
+    struct Result: Sendable {
+        var root: [String] = []
+        var frames: [ObjectIdentifier: [String]] = [:]
+    }
+
+    static func analyze(_ nodes: [Node]) -> Result {
+        var result = Result()
+        result.root = frame(nodes, preStored: [], enclosing: [], &result)
+        return result
+    }
+
+    /// Analyses one frame and, recursively, the frames inside it; returns the names that start
+    /// undefined here.
+    private static func frame(_ nodes: [Node], preStored: [String], enclosing: Set<String>,
+                              _ result: inout Result) -> [String] {
         var refs: [String: Bool] = [:]  // name -> starts undefined
         var stores: Set<String> = []
+        for n in preStored { store(n, &refs, &stores) }
         visit(nodes, &refs, &stores)
-        return refs.filter { $0.value }.map(\.key).sorted()
+        let visible = enclosing.union(refs.keys)
+        for node in nodes { inner(node, visible, &result) }
+        return refs.filter { $0.value && !enclosing.contains($0.key) }.map(\.key).sorted()
+    }
+
+    /// Finds the frames nested in `node` (descending through `if` branches, which share the
+    /// frame).
+    private static func inner(_ node: Node, _ visible: Set<String>, _ result: inout Result) {
+        switch node {
+        case .forLoop(let loop):
+            var targets: [String] = []
+            switch loop.target {
+            case .name(let n): targets = [n]
+            case .names(let ns): targets = ns
+            case .attribute: break
+            }
+            result.frames[ObjectIdentifier(loop)] = frame(loop.body, preStored: targets + ["loop"], enclosing: visible, &result)
+            _ = frame(loop.elseBody, preStored: [], enclosing: visible, &result)
+        case .macro(let def):
+            result.frames[ObjectIdentifier(def)] = frame(def.body, preStored: def.parameters.map(\.0) + ["varargs", "kwargs", "caller"], enclosing: visible, &result)
+        case .callBlock(let def, _):
+            result.frames[ObjectIdentifier(def)] = frame(def.body, preStored: def.parameters.map(\.0) + ["varargs", "kwargs"], enclosing: visible, &result)
+        case .setBlock(_, let body, _), .filterBlock(_, let body), .generation(let body):
+            _ = frame(body, preStored: [], enclosing: visible, &result)
+        case .with(let assignments, let body):
+            _ = frame(body, preStored: assignments.map(\.0), enclosing: visible, &result)
+        case .ifChain(let branches, let otherwise):
+            for (_, body) in branches { for n in body { inner(n, visible, &result) } }
+            for n in otherwise ?? [] { inner(n, visible, &result) }
+        default:
+            break
+        }
     }
 
     private static func load(_ name: String, _ refs: inout [String: Bool]) {

@@ -37,9 +37,13 @@ final class TemplateInterpreter {
     var callDepth = 0
     var nesting = 0
 
-    init(limits: TemplateLimits, now: TemplateDateTime) {
+    /// Names that loop and macro bodies start as undefined (see `TemplateFrameAnalysis`).
+    let frames: [ObjectIdentifier: [String]]
+
+    init(limits: TemplateLimits, now: TemplateDateTime, frames: [ObjectIdentifier: [String]] = [:]) {
         self.limits = limits
         self.now = now
+        self.frames = frames
     }
 
     enum Flow { case normal, breakLoop, continueLoop }
@@ -147,12 +151,10 @@ final class TemplateInterpreter {
     private func executeBlock(_ node: Node, _ scope: Scope) throws(TemplateError) -> Flow {
         switch node {
         case .setBlock(let target, let body, let filters):
-            // The body is an inner frame (its own assignments stay inside), and Jinja2 binds the
-            // target name there before the body runs: reading it gives the current frame's value
-            // or undefined, never an outer or context value.
-            let inner = Scope(parent: scope)
-            if case .name(let name) = target { inner[name] = scope[name] ?? .missing(name) }
-            let (text, flow) = try captureFlow(body, inner)
+            // The body is an inner frame: its own assignments stay inside. Reading the target
+            // name there sees the frame's current value, which the frame analysis has made
+            // undefined when the set block is the name's first use.
+            let (text, flow) = try captureFlow(body, Scope(parent: scope))
             if flow != .normal { return flow }
             var value: Value = .string(text)
             for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
@@ -249,11 +251,13 @@ final class TemplateInterpreter {
         // Jinja2 clears its "no iteration" flag at the end of the body, so `else` also runs when
         // every iteration left early through `break` or `continue`.
         var completedIteration = false
+        let frameLocals = frames[ObjectIdentifier(loop)] ?? []
 
         for (i, item) in items.enumerated() {
             try step()
             context.index0 = i
             let iteration = Scope(parent: scope)
+            for name in frameLocals { iteration[name] = .missing(name) }
             iteration["loop"] = .loop(context)
             try assign(loop.target, item, iteration)
             let flow = try execute(loop.body, iteration)
@@ -281,6 +285,7 @@ final class TemplateInterpreter {
         }
         let def = macro.definition
         let scope = Scope(parent: macro.closure)
+        for name in frames[ObjectIdentifier(def)] ?? [] { scope[name] = .missing(name) }
         var keyword = arguments.keyword
         var extraPositional: [Value] = []
         for (i, value) in arguments.positional.enumerated() {
