@@ -119,6 +119,7 @@ enum ChatTemplateFeatureCases {
 {"name": "if_test_without_conditional_expression", "template": "{% if 1 if true else 0 %}x{% endif %}", "context": {}, "expected": null, "error": "TemplateSyntaxError: expected token 'end of statement block', got 'if'"}
 {"name": "block_set_scoping", "template": "{% set y %}[{{ y }}]{% set inner = 1 %}{% endset %}{{ y }}{{ inner is defined }}{% filter upper %}{% set z = 1 %}z{% endfilter %}{{ z is defined }}", "context": {"y": "CTX"}, "expected": "[]FalseZFalse", "error": null}
 {"name": "root_frame_symbols", "template": "{% for i in [1] %}[{{ x }}|{{ y }}|{{ z }}|{{ w }}]{% endfor %}{% set x = 1 %}{% if true %}{% set y = 2 %}{% endif %}{{ z }}{% set z = 3 %}{% macro w() %}{% endmacro %}{{ x }}{{ y }}{{ z }}", "context": {"x": "CTX", "y": "CY", "z": "CZ", "w": "CW"}, "expected": "[|CY|CZ|]CZ123", "error": null}
-{"name": "nested_frame_symbols", "template": "{% for i in [1, 2] %}{% for j in [1] %}[{{ c }}|{{ d }}]{% endfor %}{% set c = i %}{{ c }}{% endfor %}{% macro m() %}{% for j in [1] %}<{{ d }}>{% endfor %}{% set d = 'M' %}{{ d }}{% endmacro %}{{ m() }}{{ c }}{{ d }}\n", "context": {"c": "CTX", "d": "CD"}, "expected": "[CTX|CD]1[CTX|CD]2<CD>MCTXCD", "error": null}
+{"name": "nested_frame_symbols", "template": "{% for i in [1, 2] %}{% for j in [1] %}[{{ c }}|{{ d }}]{% endfor %}{% set c = i %}{{ c }}{% endfor %}{% macro m() %}{% for j in [1] %}<{{ d }}>{% endfor %}{% set d = 'M' %}{{ d }}{% endmacro %}{{ m() }}{{ c }}{{ d }}", "context": {"c": "CTX", "d": "CD"}, "expected": "[CTX|CD]1[CTX|CD]2<CD>MCTXCD", "error": null}
+{"name": "percent_with_list_operand", "template": "[{{ '' % [3, 1] }}][{{ '%s' % [1, 2] }}][{{ 'x' % {'a': 1} }}]\n", "context": {}, "expected": "[][[1, 2]][x]", "error": null}
 """#
 }

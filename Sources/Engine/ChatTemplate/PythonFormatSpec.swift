@@ -317,7 +317,14 @@ enum PythonFormatSpec {
                 : "\(align)\(spec)\(width)\(precision.map { "." + $0 } ?? "")\(specType)")
             out += text
         }
-        if !usedMapping && mapping == nil && next < positional.count {
+        // Python skips the "unused arguments" check when the operand supports subscripting
+        // (a list, dict or range): it may be meant as a mapping.
+        var subscriptable = false
+        switch args {
+        case .list, .dict, .range: subscriptable = true
+        default: break
+        }
+        if !usedMapping && !subscriptable && next < positional.count {
             throw TemplateError.type("not all arguments converted during string formatting")
         }
         return out
