@@ -11,6 +11,7 @@ enum LoomCommands {
         TokenizeCommand.self,
         DetokenizeCommand.self,
         BenchCommand.self,
+        TemplateCommand.self,
     ]
 }
 
