@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a model's forward pass: tokens at consecutive positions in, logits out, keys and values
+/// appended to a `KVCache`.
+///
+/// The math is `../shared/tools/reference_forward.py` (and llama.cpp's llama/qwen2 graphs):
+/// embeddings → N × (RMSNorm, Q/K/V (+bias), RoPE, causal GQA attention, output projection,
+/// residual, RMSNorm, SwiGLU FFN, residual) → RMSNorm → LM head. A batch of prompt tokens goes
+/// through each weight matrix once (matmul); a single decode token uses the matvec path.
+///
+/// Not thread-safe: a transformer owns its activation buffers and thread pool, so one forward
+/// pass runs at a time. Many transformers may share one `Model`.
+public final class Transformer {
+    /// The model being run.
+    public let model: Model
+    /// How this transformer was built.
+    public let configuration: TransformerConfiguration
+    /// Most positions a cache used with this transformer may hold.
+    public let contextLength: Int
+    /// The kernel threads.
+    public let pool: ThreadPool
+
+    private let state: RunState
+    private let halfSplit: Bool
+
+    /// Builds a transformer for `model`, allocating every buffer the forward pass needs.
+    public init(model: Model, configuration: TransformerConfiguration = TransformerConfiguration()) throws(EngineError) {
+        let c = model.config
+        let context = configuration.contextLength ?? min(c.contextLength, 4096)
+        guard context > 0 else { throw .invalidConfiguration("context length \(context) must be positive") }
+        guard configuration.maxBatch > 0 else { throw .invalidConfiguration("maxBatch \(configuration.maxBatch) must be positive") }
+        self.model = model
+        self.configuration = configuration
+        contextLength = context
+        pool = try ThreadPool(threads: configuration.threads)
+        state = RunState(config: c, maxBatch: configuration.maxBatch, context: context,
+                         frequencyFactors: model.weights.ropeFrequencyFactors)
+        halfSplit = c.rope.style == .halfSplit
+    }
+
+    /// A new empty KV cache sized for this transformer (`contextLength` positions).
+    public func makeCache(type: KVCacheType? = nil) throws(EngineError) -> KVCache {
+        let c = model.config
+        return try KVCache(type: type ?? configuration.kvCacheType, layers: c.blockCount, kvLength: c.kvLength,
+                           capacity: contextLength)
+    }
+
+    /// Which logits a forward pass computes.
+    public enum LogitRows: Sendable {
+        /// Only the last token's (what decoding needs).
+        case last
+        /// Every token's, in batch order.
+        case all
+    }
+
+    /// Evaluates `tokens` (at most `configuration.maxBatch`) at positions `cache.count...`,
+    /// appends their keys and values to `cache`, and returns the requested logits rows
+    /// (`rows × vocabularySize` floats).
+    ///
+    /// The returned buffer is borrowed: it stays valid until the next call on this transformer.
+    public func forward(_ tokens: UnsafeBufferPointer<Int32>, cache: KVCache, logits rows: LogitRows = .last)
+        throws(EngineError) -> UnsafeBufferPointer<Float>
+    {
+        let c = model.config
+        let n = tokens.count
+        guard n > 0 else { throw .emptyBatch }
+        guard n <= configuration.maxBatch else { throw .batchTooLarge(count: n, maximum: configuration.maxBatch) }
+        guard cache.layerCount == c.blockCount, cache.kvLength == c.kvLength else {
+            throw .cacheMismatch("cache has \(cache.layerCount) layers × \(cache.kvLength), model \(c.blockCount) × \(c.kvLength)")
+        }
+        guard cache.capacity <= contextLength else {
+            throw .cacheMismatch("cache capacity \(cache.capacity) exceeds this transformer's context \(contextLength)")
+        }
+        let start = cache.count
+        guard start + n <= cache.capacity else { throw .contextFull(needed: start + n, capacity: cache.capacity) }
+        for t in tokens where t < 0 || Int(t) >= c.vocabularySize {
+            throw .tokenOutOfRange(id: Int(t), vocabularySize: c.vocabularySize)
+        }
+
+        let w = model.weights
+        let s = state
+        let dim = c.embeddingLength, qLen = c.queryLength, kvLen = c.kvLength, ff = c.feedForwardLength
+        let eps = Float(c.normEpsilon)
+        let half = c.rope.dimensionCount / 2
+
+        // Embeddings: dequantize each token's row into the residual stream.
+        for i in 0..<n {
+            Kernels.dequantizeRow(type: w.tokenEmbedding.type, source: w.tokenEmbedding.row(Int(tokens[i])),
+                                  destination: s.x + i * dim, count: dim)
+        }
+        // RoPE angles per token, in float64 before rounding (the reference computes them so).
+        for i in 0..<n {
+            let p = Double(start + i)
+            for j in 0..<half {
+                let angle = p * s.inverseFrequencies[j]
+                s.cos[i * half + j] = Float(cos(angle))
+                s.sin[i * half + j] = Float(sin(angle))
+            }
+        }
+
+        for (l, b) in w.blocks.enumerated() {
+            // Attention.
+            for i in 0..<n { Kernels.rmsNorm(s.x + i * dim, gain: b.attentionNorm, out: s.xb + i * dim, count: dim, epsilon: eps) }
+            Kernels.matmul(pool, b.query, x: s.xb, ldx: dim, y: s.q, ldy: qLen, batch: n)
+            Kernels.matmul(pool, b.key, x: s.xb, ldx: dim, y: s.k, ldy: kvLen, batch: n)
+            Kernels.matmul(pool, b.value, x: s.xb, ldx: dim, y: s.v, ldy: kvLen, batch: n)
+            if let qb = b.queryBias, let kb = b.keyBias, let vb = b.valueBias {
+                for i in 0..<n {
+                    Self.add(qb, into: s.q + i * qLen, count: qLen)
+                    Self.add(kb, into: s.k + i * kvLen, count: kvLen)
+                    Self.add(vb, into: s.v + i * kvLen, count: kvLen)
+                }
+            }
+            for i in 0..<n {
+                let cs = s.cos + i * half, sn = s.sin + i * half
+                Kernels.rope(s.q + i * qLen, heads: c.headCount, headDim: c.headDimension, rotated: c.rope.dimensionCount,
+                             cos: cs, sin: sn, halfSplit: halfSplit)
+                Kernels.rope(s.k + i * kvLen, heads: c.kvHeadCount, headDim: c.headDimension, rotated: c.rope.dimensionCount,
+                             cos: cs, sin: sn, halfSplit: halfSplit)
+                cache.store(layer: l, position: start + i, key: s.k + i * kvLen, value: s.v + i * kvLen)
+            }
+            for i in 0..<n {
+                Kernels.attention(query: s.q + i * qLen, keys: cache.keys(layer: l), values: cache.values(layer: l),
+                                  f16: cache.type == .f16, length: start + i + 1, heads: c.headCount,
+                                  kvHeads: c.kvHeadCount, headDim: c.headDimension,
+                                  out: s.attention + i * qLen, scores: s.scores)
+            }
+            Kernels.matmul(pool, b.attentionOutput, x: s.attention, ldx: qLen, y: s.xb, ldy: dim, batch: n)
+            Self.add(s.xb, into: s.x, count: n * dim)
+
+            // Feed-forward: down(silu(gate(h)) * up(h)).
+            for i in 0..<n { Kernels.rmsNorm(s.x + i * dim, gain: b.ffnNorm, out: s.xb + i * dim, count: dim, epsilon: eps) }
+            Kernels.matmul(pool, b.ffnGate, x: s.xb, ldx: dim, y: s.gate, ldy: ff, batch: n)
+            Kernels.matmul(pool, b.ffnUp, x: s.xb, ldx: dim, y: s.up, ldy: ff, batch: n)
+            Kernels.swiglu(gate: s.gate, up: s.up, count: n * ff)
+            Kernels.matmul(pool, b.ffnDown, x: s.gate, ldx: ff, y: s.xb, ldy: dim, batch: n)
+            Self.add(s.xb, into: s.x, count: n * dim)
+        }
+        cache.commit(count: start + n)
+
+        // Final norm and LM head, only for the rows asked for.
+        let first = rows == .all ? 0 : n - 1
+        let count = n - first
+        for i in first..<n {
+            Kernels.rmsNorm(s.x + i * dim, gain: w.outputNorm, out: s.xb + (i - first) * dim, count: dim, epsilon: eps)
+        }
+        Kernels.matmul(pool, w.output, x: s.xb, ldx: dim, y: s.logits, ldy: c.vocabularySize, batch: count)
+        return UnsafeBufferPointer(start: s.logits, count: count * c.vocabularySize)
+    }
+
+    /// Evaluates any number of tokens (split into passes of at most `maxBatch`) and returns the
+    /// last token's logits (borrowed, valid until the next call).
+    public func evaluate(_ tokens: [Int32], cache: KVCache) throws(EngineError) -> UnsafeBufferPointer<Float> {
+        guard !tokens.isEmpty else { throw .emptyBatch }
+        let c = model.config
+        guard cache.count + tokens.count <= cache.capacity else {
+            throw .contextFull(needed: cache.count + tokens.count, capacity: cache.capacity)
+        }
+        for t in tokens where t < 0 || Int(t) >= c.vocabularySize {
+            throw .tokenOutOfRange(id: Int(t), vocabularySize: c.vocabularySize)
+        }
+        var result = UnsafeBufferPointer<Float>(start: nil, count: 0)
+        var failure: EngineError?
+        tokens.withUnsafeBufferPointer { all in
+            var at = 0
+            while at < all.count {
+                let end = min(at + configuration.maxBatch, all.count)
+                do throws(EngineError) {
+                    result = try forward(UnsafeBufferPointer(rebasing: all[at..<end]), cache: cache)
+                } catch {
+                    failure = error
+                    return
+                }
+                at = end
+            }
+        }
+        if let failure { throw failure }
+        return result
+    }
+
+    @inline(__always)
+    private static func add(_ a: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count { y[i] += a[i] }
+    }
+}
