@@ -25,4 +25,13 @@ public struct RoPEParameters: Codable, Sendable, Equatable {
     /// True when the file has a `rope_freqs.weight` tensor of per-pair frequency divisors
     /// (llama 3.1-style long-context scaling).
     public var hasFrequencyFactors: Bool
+
+    /// Parameters as given (no validation; `ModelDescription` validates what it reads).
+    public init(style: RoPEStyle, dimensionCount: Int, base: Double, linearScale: Double = 1, hasFrequencyFactors: Bool = false) {
+        self.style = style
+        self.dimensionCount = dimensionCount
+        self.base = base
+        self.linearScale = linearScale
+        self.hasFrequencyFactors = hasFrequencyFactors
+    }
 }
