@@ -60,6 +60,38 @@ void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
                  const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
                  int64_t r_begin, int64_t r_end);
 
+
+// ---- Pre-quantized activations ------------------------------------------------------------
+// Quantized weights are multiplied with activations quantized to int16 per 32 elements (A16:
+// one f32 scale, 32 int16, exact f32 half sums), never to int8 as ggml does: see
+// quant_dispatch.c for the accuracy and speed measurements behind that choice. loom_matvec and
+// loom_matmul quantize x themselves (on the stack, in column chunks); a caller that runs one
+// product on several threads can quantize x once with loom_quantize_activation and hand every
+// thread the same buffer through loom_matvec_q / loom_matmul_q.
+
+/// True for the float weight types (F32, F16, BF16), whose products read `x` and never `xq`.
+bool loom_type_is_float(int type);
+
+/// Bytes of the quantized form of `n` activations (n a multiple of 32).
+size_t loom_activation_bytes(int64_t n);
+
+/// Quantizes `n` activations (a multiple of 32) into `dst` (loom_activation_bytes(n) bytes,
+/// 4-byte aligned).
+void loom_quantize_activation(const float *x, int64_t n, void *dst);
+
+/// loom_matvec with x already quantized into `xq` by loom_quantize_activation(x, n_cols, xq).
+/// Float weight types read `x` instead (xq may then be NULL); quantized types ignore `x`.
+void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                   const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end);
+
+/// loom_matmul with every column already quantized: column b's A16 blocks start at
+/// xq + b*xq_stride bytes (xq_stride: at least loom_activation_bytes(n_cols) and a multiple
+/// of loom_activation_bytes(32)).
+/// Float weight types read `x`/`ldx` instead; quantized types ignore them.
+void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                   const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                   float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
+
 #ifdef __cplusplus
 }
 #endif

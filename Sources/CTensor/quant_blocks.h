@@ -1,0 +1,223 @@
+// quant_blocks.h — ggml's block formats as C structs, the activation block Loom multiplies
+// them with, and the per-tier kernel declarations behind loom_quant.h's dispatch.
+//
+// Layouts follow ggml/src/ggml-common.h field for field (a GGUF tensor is an array of these
+// structs). `ggml_half` fields are loom_fp16 bit patterns. In each formula q is the stored
+// integer, x the reconstructed weight.
+#ifndef LOOM_QUANT_BLOCKS_H
+#define LOOM_QUANT_BLOCKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "loom_half.h"
+#include "loom_quant.h"
+
+#define LOOM_QK4_0 32
+#define LOOM_QK4_1 32
+#define LOOM_QK5_0 32
+#define LOOM_QK5_1 32
+#define LOOM_QK8_0 32
+#define LOOM_QK8_1 32
+#define LOOM_QK_K 256
+#define LOOM_K_SCALE_SIZE 12
+
+// ---- F32 / F16 / BF16: one element per "block" -------------------------------------------
+// F32: 32 bits/weight. F16: 16 bits/weight, IEEE binary16. BF16: 16 bits/weight, the upper
+// half of an f32 (x = bits << 16).
+
+// ---- Legacy 32-element blocks -------------------------------------------------------------
+
+/// Q4_0 — 4.5 bits/weight. x[j] = d*((qs[j]&15) - 8), x[j+16] = d*((qs[j]>>4) - 8), j < 16.
+typedef struct {
+    loom_fp16 d;
+    uint8_t qs[LOOM_QK4_0 / 2];
+} loom_block_q4_0;
+_Static_assert(sizeof(loom_block_q4_0) == 2 + LOOM_QK4_0 / 2, "Q4_0 block size");
+
+/// Q4_1 — 5 bits/weight. x[j] = d*(qs[j]&15) + m, x[j+16] = d*(qs[j]>>4) + m.
+typedef struct {
+    loom_fp16 d;
+    loom_fp16 m;
+    uint8_t qs[LOOM_QK4_1 / 2];
+} loom_block_q4_1;
+_Static_assert(sizeof(loom_block_q4_1) == 4 + LOOM_QK4_1 / 2, "Q4_1 block size");
+
+/// Q5_0 — 5.5 bits/weight. Element j's fifth bit is bit j of the little-endian u32 qh;
+/// x = d*((nibble | hb<<4) - 16), nibbles split into halves as in Q4_0.
+typedef struct {
+    loom_fp16 d;
+    uint8_t qh[4];
+    uint8_t qs[LOOM_QK5_0 / 2];
+} loom_block_q5_0;
+_Static_assert(sizeof(loom_block_q5_0) == 2 + 4 + LOOM_QK5_0 / 2, "Q5_0 block size");
+
+/// Q5_1 — 6 bits/weight. As Q5_0 without the -16 offset: x = d*(nibble | hb<<4) + m.
+typedef struct {
+    loom_fp16 d;
+    loom_fp16 m;
+    uint8_t qh[4];
+    uint8_t qs[LOOM_QK5_1 / 2];
+} loom_block_q5_1;
+_Static_assert(sizeof(loom_block_q5_1) == 4 + 4 + LOOM_QK5_1 / 2, "Q5_1 block size");
+
+/// Q8_0 — 8.5 bits/weight. x[j] = d*qs[j].
+typedef struct {
+    loom_fp16 d;
+    int8_t qs[LOOM_QK8_0];
+} loom_block_q8_0;
+_Static_assert(sizeof(loom_block_q8_0) == 2 + LOOM_QK8_0, "Q8_0 block size");
+
+/// Q8_1 — 9 bits/weight. x[j] = d*qs[j]; s = d*Σqs (ggml's activation format for Q4_1/Q5_1).
+typedef struct {
+    loom_fp16 d;
+    loom_fp16 s;
+    int8_t qs[LOOM_QK8_1];
+} loom_block_q8_1;
+_Static_assert(sizeof(loom_block_q8_1) == 4 + LOOM_QK8_1, "Q8_1 block size");
+
+// ---- K-quants: 256-element super-blocks ----------------------------------------------------
+
+/// Q2_K — 2.625 bits/weight. 16 sub-blocks of 16; scales[i] = sc | m<<4 (4 bits each).
+/// Sub-block i = 8n + 2j + h (n: 128-half, j: bit pair, h: 16-half) reads bits 2j..2j+1 of
+/// qs[32n + 16h + l]; x = d*sc*q - dmin*m.
+typedef struct {
+    uint8_t scales[LOOM_QK_K / 16];
+    uint8_t qs[LOOM_QK_K / 4];
+    loom_fp16 d;
+    loom_fp16 dmin;
+} loom_block_q2_K;
+_Static_assert(sizeof(loom_block_q2_K) == LOOM_QK_K / 16 + LOOM_QK_K / 4 + 4, "Q2_K block size");
+
+/// Q3_K — 3.4375 bits/weight. 16 sub-blocks of 16 with 6-bit scales (stored +32). Chunk
+/// c = 4n + j of 32 elements takes bits 2j..2j+1 of qs[32n + l] and bit c of hmask[l];
+/// x = d*(sc-32)*(q2 - (hbit ? 0 : 4)).
+typedef struct {
+    uint8_t hmask[LOOM_QK_K / 8];
+    uint8_t qs[LOOM_QK_K / 4];
+    uint8_t scales[12];
+    loom_fp16 d;
+} loom_block_q3_K;
+_Static_assert(sizeof(loom_block_q3_K) == LOOM_QK_K / 8 + LOOM_QK_K / 4 + 12 + 2, "Q3_K block size");
+
+/// Q4_K — 4.5 bits/weight. 8 sub-blocks of 32, 6-bit scale and min each (packed, see
+/// loom_k_scale_min). Sub-block c is the low (c even) or high nibble of qs[32*(c/2) + l];
+/// x = d*sc*q - dmin*m.
+typedef struct {
+    loom_fp16 d;
+    loom_fp16 dmin;
+    uint8_t scales[LOOM_K_SCALE_SIZE];
+    uint8_t qs[LOOM_QK_K / 2];
+} loom_block_q4_K;
+_Static_assert(sizeof(loom_block_q4_K) == 4 + LOOM_K_SCALE_SIZE + LOOM_QK_K / 2, "Q4_K block size");
+
+/// Q5_K — 5.5 bits/weight. Q4_K plus a fifth bit: bit c of qh[l] for element l of sub-block c.
+typedef struct {
+    loom_fp16 d;
+    loom_fp16 dmin;
+    uint8_t scales[LOOM_K_SCALE_SIZE];
+    uint8_t qh[LOOM_QK_K / 8];
+    uint8_t qs[LOOM_QK_K / 2];
+} loom_block_q5_K;
+_Static_assert(sizeof(loom_block_q5_K) == 4 + LOOM_K_SCALE_SIZE + LOOM_QK_K / 8 + LOOM_QK_K / 2, "Q5_K block size");
+
+/// Q6_K — 6.5625 bits/weight. 16 sub-blocks of 16 with int8 scales; d comes last. Chunk
+/// c = 4n + k of 32: low (k<2) or high nibble of ql[64n + 32(k&1) + l], bits 2k..2k+1 of
+/// qh[32n + l] on top; x = d*scales[i]*(q - 32).
+typedef struct {
+    uint8_t ql[LOOM_QK_K / 2];
+    uint8_t qh[LOOM_QK_K / 4];
+    int8_t scales[LOOM_QK_K / 16];
+    loom_fp16 d;
+} loom_block_q6_K;
+_Static_assert(sizeof(loom_block_q6_K) == LOOM_QK_K / 2 + LOOM_QK_K / 4 + LOOM_QK_K / 16 + 2, "Q6_K block size");
+
+/// Q8_K — 9.125 bits/weight. x = d*qs (f32 d); bsums[i] = Σ qs over 16-element group i.
+/// ggml's activation format for K-quant products; rarely a stored weight type.
+typedef struct {
+    float d;
+    int8_t qs[LOOM_QK_K];
+    int16_t bsums[LOOM_QK_K / 16];
+} loom_block_q8_K;
+_Static_assert(sizeof(loom_block_q8_K) == 4 + LOOM_QK_K + LOOM_QK_K / 16 * 2, "Q8_K block size");
+
+/// Q4_K/Q5_K packed 6-bit scale and min of sub-block j (0…7): bytes 0–3 hold scales 0–3 and
+/// the top two bits of scales 4–7; bytes 4–7 the same for mins; bytes 8–11 the low nibbles of
+/// scale (low half) and min (high half) 4–7.
+static inline void loom_k_scale_min(int j, const uint8_t *q, uint8_t *sc, uint8_t *m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (uint8_t)((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+        *m = (uint8_t)((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+/// Q3_K 6-bit scale i (0…15), still offset by 32: low nibble from byte i%8 (shifted by 4 for
+/// i >= 8), top two bits from byte 8 + i%4 at bit 2*(i/4).
+static inline int loom_q3k_scale(int i, const uint8_t *s) {
+    int lo = (s[i & 7] >> (4 * (i >> 3))) & 0xF;
+    int hi = (s[8 + (i & 3)] >> (2 * (i >> 2))) & 3;
+    return lo | (hi << 4);
+}
+
+// ---- The activation block ------------------------------------------------------------------
+
+/// A16 — Loom's activation format: 32 activations as int16 with one f32 scale, plus the exact
+/// f32 sums of each 16-element half (the "min" terms of Q4_1/Q5_1/Q2_K/Q4_K/Q5_K use them, so
+/// those terms carry no activation rounding at all). q = round(x / d), d = max|x| / 32767:
+/// a relative step of 3e-5 of the block maximum, 258x finer than ggml's int8 Q8_0/Q8_K.
+typedef struct {
+    float d;
+    float sum[2];
+    float pad;
+    int16_t q[32];
+} loom_block_a16;
+_Static_assert(sizeof(loom_block_a16) == 80, "A16 block size");
+
+#define LOOM_A16_MAX 32767.0f
+
+// ---- Kernel tiers and the traits table ---------------------------------------------------
+
+/// The shared signature of every product kernel (F32 and quantized weights alike):
+/// for b < nb, r in [r0, r1): Y[b*ldy + r] (+)= Σ over the row's n_cols columns of W[r] * X[b].
+/// Float weight types read `x` (ldx floats apart); quantized types read `xq` (A16 blocks,
+/// ldxq blocks apart). `w` points at the first column this call covers; `accumulate` adds to
+/// y instead of storing (used when a long row is processed in column chunks).
+typedef void (*loom_product_fn)(const void *w, size_t row_bytes, int64_t n_cols,
+                                const float *x, int64_t ldx, const loom_block_a16 *xq, int64_t ldxq,
+                                float *y, int64_t ldy, int64_t nb, int64_t r0, int64_t r1, int accumulate);
+
+typedef void (*loom_dequant_fn)(const void *src, float *dst, int64_t n);
+typedef void (*loom_quant_act_fn)(const float *x, loom_block_a16 *dst, int64_t n);
+
+/// One row of the dispatch table: how to decode and multiply one weight type at one tier.
+typedef struct {
+    loom_dequant_fn dequantize;
+    loom_product_fn product;
+    /// True for F32/F16/BF16: products read float activations, never A16 blocks.
+    int float_activations;
+} loom_quant_traits;
+
+#define LOOM_PRODUCT_ARGS const void *w, size_t row_bytes, int64_t n_cols, const float *x, int64_t ldx, \
+    const loom_block_a16 *xq, int64_t ldxq, float *y, int64_t ldy, int64_t nb, int64_t r0, int64_t r1, int accumulate
+
+#define LOOM_DECLARE_TYPE_KERNELS(t, tier) \
+    void loom_dequantize_row_##t##_##tier(const void *src, float *dst, int64_t n); \
+    void loom_product_##t##_##tier(LOOM_PRODUCT_ARGS);
+
+#define LOOM_DECLARE_TIER(tier) \
+    LOOM_DECLARE_TYPE_KERNELS(f32, tier) LOOM_DECLARE_TYPE_KERNELS(f16, tier) LOOM_DECLARE_TYPE_KERNELS(bf16, tier) \
+    LOOM_DECLARE_TYPE_KERNELS(q4_0, tier) LOOM_DECLARE_TYPE_KERNELS(q4_1, tier) LOOM_DECLARE_TYPE_KERNELS(q5_0, tier) \
+    LOOM_DECLARE_TYPE_KERNELS(q5_1, tier) LOOM_DECLARE_TYPE_KERNELS(q8_0, tier) LOOM_DECLARE_TYPE_KERNELS(q8_1, tier) \
+    LOOM_DECLARE_TYPE_KERNELS(q2_K, tier) LOOM_DECLARE_TYPE_KERNELS(q3_K, tier) LOOM_DECLARE_TYPE_KERNELS(q4_K, tier) \
+    LOOM_DECLARE_TYPE_KERNELS(q5_K, tier) LOOM_DECLARE_TYPE_KERNELS(q6_K, tier) LOOM_DECLARE_TYPE_KERNELS(q8_K, tier) \
+    void loom_quantize_a16_##tier(const float *x, loom_block_a16 *dst, int64_t n);
+
+// `ref` is the scalar reference tier: portable C, compiled everywhere.
+LOOM_DECLARE_TIER(ref)
+#if defined(__x86_64__)
+LOOM_DECLARE_TIER(avx2)
+#endif
+
+#endif
