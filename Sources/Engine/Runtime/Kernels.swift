@@ -7,45 +7,19 @@ import CTensor
 /// the CTensor calls at merge time; no kernel code is meant to stay here.
 enum Kernels {
     /// Dequantizes `count` elements (whole blocks) of type `type` to F32.
+    @inline(__always)
     static func dequantizeRow(type: Int32, source: UnsafeRawPointer, destination: UnsafeMutablePointer<Float>, count: Int) {
-        switch type {
-        case Int32(LOOM_TYPE_F32.rawValue):
-            destination.update(from: source.assumingMemoryBound(to: Float.self), count: count)
-        case Int32(LOOM_TYPE_F16.rawValue):
-            let s = source.assumingMemoryBound(to: UInt16.self)
-            for i in 0..<count { destination[i] = loom_fp16_to_fp32(s[i]) }
-        case Int32(LOOM_TYPE_BF16.rawValue):
-            let s = source.assumingMemoryBound(to: UInt16.self)
-            for i in 0..<count { destination[i] = loom_bf16_to_fp32(s[i]) }
-        default:
-            preconditionFailure("type \(type) needs the CTensor kernels")
-        }
+        loom_dequantize_row(type, source, destination, Int64(count))
     }
 
     /// `y[b*ldy + r] = dot(W row r, x[b*ldx ...])` for every row r of `w` and b in 0..<batch.
     static func matmul(_ pool: ThreadPool, _ w: WeightMatrix, x: UnsafePointer<Float>, ldx: Int,
                        y: UnsafeMutablePointer<Float>, ldy: Int, batch: Int) {
-        let n = w.columns
-        for r in 0..<w.rows {
-            let row = w.row(r)
-            for b in 0..<batch {
-                let xb = x + b * ldx
-                var acc: Float = 0
-                switch w.type {
-                case Int32(LOOM_TYPE_F32.rawValue):
-                    let p = row.assumingMemoryBound(to: Float.self)
-                    for i in 0..<n { acc += p[i] * xb[i] }
-                case Int32(LOOM_TYPE_F16.rawValue):
-                    let p = row.assumingMemoryBound(to: UInt16.self)
-                    for i in 0..<n { acc += loom_fp16_to_fp32(p[i]) * xb[i] }
-                case Int32(LOOM_TYPE_BF16.rawValue):
-                    let p = row.assumingMemoryBound(to: UInt16.self)
-                    for i in 0..<n { acc += loom_bf16_to_fp32(p[i]) * xb[i] }
-                default:
-                    preconditionFailure("type \(w.type) needs the CTensor kernels")
-                }
-                y[b * ldy + r] = acc
-            }
+        if batch == 1 {
+            loom_matvec(w.type, w.data, w.rowBytes, Int64(w.columns), x, y, 0, Int64(w.rows))
+        } else {
+            loom_matmul(w.type, w.data, w.rowBytes, Int64(w.columns), x, Int64(ldx), y, Int64(ldy), Int64(batch),
+                        0, Int64(w.rows))
         }
     }
 
