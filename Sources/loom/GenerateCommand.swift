@@ -56,7 +56,7 @@ enum GenerateCommand: LoomCommand {
                 generated.append(next)
                 if !json { StandardOutput.write(generated.count == 1 ? "\(next)" : " \(next)") }
                 if generated.count == steps { break }
-                logits = try transformer.evaluate([next], cache: cache)
+                logits = try transformer.decode(next, cache: cache)
             }
         }
         if json {

@@ -152,6 +152,15 @@ public final class Transformer {
         return UnsafeBufferPointer(start: s.logits, count: count * c.vocabularySize)
     }
 
+    /// Evaluates one token at position `cache.count` and returns its logits (borrowed, valid until
+    /// the next call). The decode step: allocates nothing.
+    public func decode(_ token: Int32, cache: KVCache) throws(EngineError) -> UnsafeBufferPointer<Float> {
+        var t = token
+        return try withUnsafeMutablePointer(to: &t) { (p) throws(EngineError) -> UnsafeBufferPointer<Float> in
+            try forward(UnsafeBufferPointer(start: p, count: 1), cache: cache)
+        }
+    }
+
     /// Evaluates any number of tokens (split into passes of at most `maxBatch`) and returns the
     /// last token's logits (borrowed, valid until the next call).
     public func evaluate(_ tokens: [Int32], cache: KVCache) throws(EngineError) -> UnsafeBufferPointer<Float> {

@@ -16,7 +16,7 @@ func greedyDecode(_ transformer: Transformer, prompt: [Int], steps: Int, stop: S
         let next = argmax(logits)
         out.append(next)
         if stop.contains(next) { break }
-        logits = try transformer.evaluate([Int32(next)], cache: cache)
+        logits = try transformer.decode(Int32(next), cache: cache)
     }
     return out
 }
