@@ -1,4 +1,4 @@
-// Activation quantization to A16 blocks: AVX2 tier. Same scale, same products x*id and the
+// Activation quantization to A16 rows: AVX2 tier. Same scale, same products x*id and the
 // same round-to-nearest-even as the reference (vcvtps2dq under the default MXCSR), so the
 // int16 values match loom_quantize_a16_ref exactly.
 #if defined(__x86_64__)
@@ -22,7 +22,8 @@ LOOM_AVX2_INLINE float hmax(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-LOOM_AVX2 void loom_quantize_a16_avx2(const float *x, loom_block_a16 *dst, int64_t n) {
+LOOM_AVX2 void loom_quantize_a16_avx2(const float *x, void *dst, int64_t n) {
+    loom_a16_mut a = loom_a16_view_mut(dst, n);
     const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
     for (int64_t i = 0; i < n / 32; i++) {
         const float *xb = x + 32 * i;
@@ -32,11 +33,10 @@ LOOM_AVX2 void loom_quantize_a16_avx2(const float *x, loom_block_a16 *dst, int64
                                  _mm256_max_ps(_mm256_and_ps(v2, abs_mask), _mm256_and_ps(v3, abs_mask)));
         float amax = hmax(m);
         float id = amax > 0.0f ? LOOM_A16_MAX / amax : 0.0f;
-        loom_block_a16 *o = dst + i;
-        o->d = amax / LOOM_A16_MAX;
-        o->pad = 0.0f;
-        o->sum[0] = hsum(_mm256_add_ps(v0, v1));
-        o->sum[1] = hsum(_mm256_add_ps(v2, v3));
+        a.d[i] = amax / LOOM_A16_MAX;
+        a.sum16[2 * i] = hsum(_mm256_add_ps(v0, v1));
+        a.sum16[2 * i + 1] = hsum(_mm256_add_ps(v2, v3));
+        a.sum32[i] = a.sum16[2 * i] + a.sum16[2 * i + 1];
         __m256 vid = _mm256_set1_ps(id);
         __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, vid));
         __m256i i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, vid));
@@ -45,8 +45,8 @@ LOOM_AVX2 void loom_quantize_a16_avx2(const float *x, loom_block_a16 *dst, int64
         // packs works within 128-bit lanes; the permute restores element order.
         __m256i p01 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i0, i1), 0xD8);
         __m256i p23 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i2, i3), 0xD8);
-        _mm256_storeu_si256((__m256i *)o->q, p01);
-        _mm256_storeu_si256((__m256i *)(o->q + 16), p23);
+        _mm256_storeu_si256((__m256i *)(a.q + 32 * i), p01);
+        _mm256_storeu_si256((__m256i *)(a.q + 32 * i + 16), p23);
     }
 }
 #endif

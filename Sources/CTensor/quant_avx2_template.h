@@ -1,14 +1,24 @@
 // quant_avx2_template.h — the AVX2 loops shared by every quantized format.
 //
+// Work goes in groups of 8 chunks of 32 elements: one K-quant super-block, or 8 legacy blocks.
 // A format family (quant_legacy_avx2.c, quant_k_avx2.c) defines, before including this file:
 //   fam_qk(T)          elements per block           fam_block_bytes(T)  bytes per block
 //   fam_same_scale(T)  both 16-halves of a chunk always share one scale
-//   fam_has_bias(T)    weights carry an additive min term
-//   fam_prep(T, blk, s, b)       per block: s[2c+h], b[2c+h] for chunk c, half h (weight = s*q + b)
-//   fam_dec(T, blk, c, lo, hi)   chunk c as two vectors of 16 int16 q values
+//   fam_has_bias(T)    weights carry an additive min term (weight = s*q + b)
+//   fam_group(T, g, cnt, exact, s, b)  the group's scales and mins as vectors: same-scale formats put
+//                                chunk c's in lane c of s[0]/b[0]; the others put half h of
+//                                chunk c in lane 2c+h of s[0..1]/b[0..1]. cnt < 8 only for a
+//                                legacy row's last group.
+//   fam_dec(T, g, c, exact, lo, hi)    chunk c of the group as two vectors of 16 int16 q values
+// `exact` is 1 for dequantization, 0 for products: a format may rearrange its arithmetic for
+// products as long as the result stays as accurate. (Moving Q4_0's -8 into the bias term was
+// measured: it doubles the product error through cancellation, so every format keeps offsets
+// inside q.)
 // each a switch on a compile-time type constant T, so after inlining every format gets its own
-// straight-line loop. Products multiply int16 weights with A16 activations in vpmaddwd, one
-// f32 FMA per chunk; dequantization rounds as the reference does (multiply, then add).
+// straight-line loop. A group costs a few vector ops for all its scales (times the A16 group
+// scales, one vector load) and one vector FMA for all its min terms (times the exact A16 sums);
+// a chunk costs its decode, two vpmaddwd, a convert and one FMA with a broadcast scale.
+// Dequantization rounds as the reference does (multiply, then add).
 #ifndef LOOM_QUANT_AVX2_TEMPLATE_H
 #define LOOM_QUANT_AVX2_TEMPLATE_H
 
@@ -28,83 +38,94 @@ LOOM_AVX2_INLINE float avx2_hsum(__m256 v) {
 
 LOOM_AVX2_INLINE float avx2_fp16(loom_fp16 h) { return _cvtsh_ss(h); }
 
-/// Chunk c of one block against NB activation columns, into accumulator set p (two sets keep
-/// two independent FMA chains in flight).
-LOOM_AVX2_INLINE void avx2_chunk(const int T, const int NB, const uint8_t *blk, int c, const float *s,
-                                const float *b, const loom_block_a16 *xq, int64_t ldxq, int64_t ci,
-                                const int p, __m256 acc[4][2], float bacc[4][2]) {
+
+LOOM_AVX2_INLINE __m256i avx2_lane_mask(int cnt) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(cnt), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// Chunk c of a group against NB activation rows, into accumulator set p (two sets keep two
+/// independent FMA chains in flight).
+LOOM_AVX2_INLINE void avx2_chunk(const int T, const int NB, const uint8_t *g, int c, int64_t ci,
+                                const loom_a16 *a, float cs[4][16], const int p, __m256 acc[4][2]) {
     __m256i lo, hi;
-    fam_dec(T, blk, c, &lo, &hi);
+    fam_dec(T, g, c, 0, &lo, &hi);
     for (int k = 0; k < NB; k++) {
-        const loom_block_a16 *a = xq + k * ldxq + ci;
-        __m256i pl = _mm256_madd_epi16(lo, _mm256_loadu_si256((const __m256i *)a->q));
-        __m256i ph = _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i *)(a->q + 16)));
+        const int16_t *aq = a[k].q + 32 * ci;
+        __m256i pl = _mm256_madd_epi16(lo, _mm256_loadu_si256((const __m256i *)aq));
+        __m256i ph = _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i *)(aq + 16)));
         if (fam_same_scale(T)) {
             __m256 v = _mm256_cvtepi32_ps(_mm256_add_epi32(pl, ph));
-            acc[k][p] = _mm256_fmadd_ps(v, _mm256_set1_ps(s[2 * c] * a->d), acc[k][p]);
+            acc[k][p] = _mm256_fmadd_ps(v, _mm256_broadcast_ss(&cs[k][c]), acc[k][p]);
         } else {
-            acc[k][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pl), _mm256_set1_ps(s[2 * c] * a->d), acc[k][0]);
-            acc[k][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(ph), _mm256_set1_ps(s[2 * c + 1] * a->d), acc[k][1]);
+            acc[k][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pl), _mm256_broadcast_ss(&cs[k][2 * c]), acc[k][0]);
+            acc[k][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(ph), _mm256_broadcast_ss(&cs[k][2 * c + 1]), acc[k][1]);
         }
-        if (fam_has_bias(T)) bacc[k][p] += b[2 * c] * a->sum[0] + b[2 * c + 1] * a->sum[1];
     }
 }
 
-/// One row against NB batch columns: out[k] = Σ_chunks dx*(s·Σq*xq) + b*Σx.
-LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, int64_t nblk,
-                              const loom_block_a16 *xq, int64_t ldxq, float *out) {
-    const int chunks = fam_qk(T) / 32;
-    const size_t bb = fam_block_bytes(T);
-    __m256 acc[4][2];
-    float bacc[4][2];
-    for (int k = 0; k < NB; k++) {
-        acc[k][0] = acc[k][1] = _mm256_setzero_ps();
-        bacc[k][0] = bacc[k][1] = 0.0f;
-    }
-    float s[16], b[16];
-    if (chunks == 1) {
-        int64_t i = 0;
-        for (; i + 1 < nblk; i += 2) {
-            const uint8_t *blk = row + (size_t)i * bb;
-            fam_prep(T, blk, s, b);
-            avx2_chunk(T, NB, blk, 0, s, b, xq, ldxq, i, 0, acc, bacc);
-            fam_prep(T, blk + bb, s, b);
-            avx2_chunk(T, NB, blk + bb, 0, s, b, xq, ldxq, i + 1, 1, acc, bacc);
-        }
-        if (i < nblk) {
-            fam_prep(T, row + (size_t)i * bb, s, b);
-            avx2_chunk(T, NB, row + (size_t)i * bb, 0, s, b, xq, ldxq, i, 0, acc, bacc);
-        }
-    } else {
-        for (int64_t i = 0; i < nblk; i++) {
-            const uint8_t *blk = row + (size_t)i * bb;
-            fam_prep(T, blk, s, b);
-            const int64_t ci = i * chunks;
-#pragma unroll
-            for (int c = 0; c < chunks; c += 2) {
-                avx2_chunk(T, NB, blk, c, s, b, xq, ldxq, ci + c, 0, acc, bacc);
-                avx2_chunk(T, NB, blk, c + 1, s, b, xq, ldxq, ci + c + 1, 1, acc, bacc);
+/// One weight row against NB A16 rows: out[k] = Σ_chunks d_x*(s·Σ q*x_q) + b·Σx.
+LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, int64_t n_cols,
+                              const loom_a16 *a, float *out) {
+    const int64_t nchunks = n_cols / 32;
+    const size_t group_bytes = fam_qk(T) == 32 ? 8 * fam_block_bytes(T) : fam_block_bytes(T);
+    __m256 acc[4][2], bacc[4];
+    for (int k = 0; k < NB; k++) acc[k][0] = acc[k][1] = bacc[k] = _mm256_setzero_ps();
+    for (int64_t g = 0; 8 * g < nchunks; g++) {
+        const int cnt = nchunks - 8 * g < 8 ? (int)(nchunks - 8 * g) : 8;
+        const uint8_t *gp = row + (size_t)g * group_bytes;
+        __m256 s[2], b[2];
+        fam_group(T, gp, cnt, 0, s, b);
+        float cs[4][16] __attribute__((aligned(32)));
+        const __m256i mask = avx2_lane_mask(cnt);
+        for (int k = 0; k < NB; k++) {
+            __m256 xd = cnt == 8 ? _mm256_loadu_ps(a[k].d + 8 * g) : _mm256_maskload_ps(a[k].d + 8 * g, mask);
+            if (fam_same_scale(T)) {
+                _mm256_store_ps(cs[k], _mm256_mul_ps(s[0], xd));
+                if (fam_has_bias(T)) {
+                    __m256 xs = cnt == 8 ? _mm256_loadu_ps(a[k].sum32 + 8 * g) : _mm256_maskload_ps(a[k].sum32 + 8 * g, mask);
+                    bacc[k] = _mm256_fmadd_ps(b[0], xs, bacc[k]);
+                }
+            } else {
+                // Split-scale formats are K-quants: their groups are always whole.
+                __m256 xd0 = _mm256_permutevar8x32_ps(xd, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
+                __m256 xd1 = _mm256_permutevar8x32_ps(xd, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7));
+                _mm256_store_ps(cs[k], _mm256_mul_ps(s[0], xd0));
+                _mm256_store_ps(cs[k] + 8, _mm256_mul_ps(s[1], xd1));
+                if (fam_has_bias(T)) {
+                    bacc[k] = _mm256_fmadd_ps(b[0], _mm256_loadu_ps(a[k].sum16 + 16 * g), bacc[k]);
+                    bacc[k] = _mm256_fmadd_ps(b[1], _mm256_loadu_ps(a[k].sum16 + 16 * g + 8), bacc[k]);
+                }
             }
+        }
+        const int64_t ci = 8 * g;
+        if (cnt == 8) {
+#pragma unroll
+            for (int c = 0; c < 8; c += 2) {
+                avx2_chunk(T, NB, gp, c, ci + c, a, cs, 0, acc);
+                avx2_chunk(T, NB, gp, c + 1, ci + c + 1, a, cs, 1, acc);
+            }
+        } else {
+            for (int c = 0; c < cnt; c++) avx2_chunk(T, NB, gp, c, ci + c, a, cs, 0, acc);
         }
     }
     for (int k = 0; k < NB; k++)
-        out[k] = avx2_hsum(_mm256_add_ps(acc[k][0], acc[k][1])) + (bacc[k][0] + bacc[k][1]);
+        out[k] = avx2_hsum(_mm256_add_ps(_mm256_add_ps(acc[k][0], acc[k][1]), bacc[k]));
 }
 
 LOOM_AVX2_INLINE void avx2_product(const int T, LOOM_PRODUCT_ARGS) {
     (void)x; (void)ldx;
-    const int64_t nblk = n_cols / fam_qk(T);
     for (int64_t b0 = 0; b0 < nb; b0 += 4) {
         const int64_t g = nb - b0 < 4 ? nb - b0 : 4;
-        const loom_block_a16 *xg = xq + b0 * ldxq;
+        loom_a16 a[4];
+        for (int64_t k = 0; k < g; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(b0 + k) * xq_stride, n_cols);
         for (int64_t r = r0; r < r1; r++) {
             const uint8_t *row = (const uint8_t *)w + (size_t)r * row_bytes;
             float o[4];
             switch (g) {
-            case 4: avx2_row(T, 4, row, nblk, xg, ldxq, o); break;
-            case 3: avx2_row(T, 3, row, nblk, xg, ldxq, o); break;
-            case 2: avx2_row(T, 2, row, nblk, xg, ldxq, o); break;
-            default: avx2_row(T, 1, row, nblk, xg, ldxq, o); break;
+            case 4: avx2_row(T, 4, row, n_cols, a, o); break;
+            case 3: avx2_row(T, 3, row, n_cols, a, o); break;
+            case 2: avx2_row(T, 2, row, n_cols, a, o); break;
+            default: avx2_row(T, 1, row, n_cols, a, o); break;
             }
             for (int64_t k = 0; k < g; k++) {
                 float *dst = y + (b0 + k) * ldy + r;
@@ -123,18 +144,25 @@ LOOM_AVX2_INLINE void avx2_store_half(__m256i q16, float s, float b, float *o) {
 }
 
 LOOM_AVX2_INLINE void avx2_dequantize(const int T, const void *src, float *dst, int64_t n) {
-    const int chunks = fam_qk(T) / 32;
-    const int64_t nblk = n / fam_qk(T);
-    for (int64_t i = 0; i < nblk; i++) {
-        const uint8_t *blk = (const uint8_t *)src + (size_t)i * fam_block_bytes(T);
-        float s[16], b[16];
-        fam_prep(T, blk, s, b);
-        for (int c = 0; c < chunks; c++) {
+    const int64_t nchunks = n / 32;
+    const size_t group_bytes = fam_qk(T) == 32 ? 8 * fam_block_bytes(T) : fam_block_bytes(T);
+    for (int64_t g = 0; 8 * g < nchunks; g++) {
+        const int cnt = nchunks - 8 * g < 8 ? (int)(nchunks - 8 * g) : 8;
+        const uint8_t *gp = (const uint8_t *)src + (size_t)g * group_bytes;
+        __m256 s[2], b[2];
+        fam_group(T, gp, cnt, 1, s, b);
+        float sv[16], bv[16];
+        _mm256_storeu_ps(sv, s[0]);
+        _mm256_storeu_ps(sv + 8, s[1]);
+        _mm256_storeu_ps(bv, b[0]);
+        _mm256_storeu_ps(bv + 8, b[1]);
+        for (int c = 0; c < cnt; c++) {
             __m256i lo, hi;
-            fam_dec(T, blk, c, &lo, &hi);
-            float *o = dst + i * fam_qk(T) + 32 * c;
-            avx2_store_half(lo, s[2 * c], b[2 * c], o);
-            avx2_store_half(hi, s[2 * c + 1], b[2 * c + 1], o + 16);
+            fam_dec(T, gp, c, 1, &lo, &hi);
+            float *o = dst + (8 * g + c) * 32;
+            int i0 = fam_same_scale(T) ? c : 2 * c, i1 = fam_same_scale(T) ? c : 2 * c + 1;
+            avx2_store_half(lo, sv[i0], bv[i0], o);
+            avx2_store_half(hi, sv[i1], bv[i1], o + 16);
         }
     }
 }
@@ -144,7 +172,7 @@ LOOM_AVX2_INLINE void avx2_dequantize(const int T, const void *src, float *dst, 
         avx2_dequantize(T, src, dst, n);                                                           \
     }                                                                                              \
     LOOM_AVX2 void loom_product_##t##_avx2(LOOM_PRODUCT_ARGS) {                                    \
-        avx2_product(T, w, row_bytes, n_cols, x, ldx, xq, ldxq, y, ldy, nb, r0, r1, accumulate);   \
+        avx2_product(T, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate); \
     }
 
 #endif

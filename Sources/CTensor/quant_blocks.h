@@ -161,35 +161,64 @@ static inline int loom_q3k_scale(int i, const uint8_t *s) {
     return lo | (hi << 4);
 }
 
-// ---- The activation block ------------------------------------------------------------------
+// ---- The activation row ------------------------------------------------------------------
 
-/// A16 — Loom's activation format: 32 activations as int16 with one f32 scale, plus the exact
-/// f32 sums of each 16-element half (the "min" terms of Q4_1/Q5_1/Q2_K/Q4_K/Q5_K use them, so
-/// those terms carry no activation rounding at all). q = round(x / d), d = max|x| / 32767:
-/// a relative step of 3e-5 of the block maximum, 258x finer than ggml's int8 Q8_0/Q8_K.
+/// A16 — Loom's quantized activation row: every 32 activations become int16 with one f32
+/// scale, q = round(x / d), d = max|x| / 32767 (a step of 3e-5 of the group maximum, 258x
+/// finer than ggml's int8 Q8_0/Q8_K), and the exact f32 sums of x per 32 and per 16 elements
+/// are kept, so the min terms of Q4_1/Q5_1/Q2_K/Q4_K/Q5_K carry no activation rounding at all.
+/// A row of n (a multiple of 32) is stored as arrays, so kernels can load 8 group scales or
+/// sums with one vector load:  f32 d[n/32] | f32 sum32[n/32] | f32 sum16[n/16] | i16 q[n].
 typedef struct {
-    float d;
-    float sum[2];
-    float pad;
-    int16_t q[32];
-} loom_block_a16;
-_Static_assert(sizeof(loom_block_a16) == 80, "A16 block size");
+    const float *d;
+    const float *sum32;
+    const float *sum16;
+    const int16_t *q;
+} loom_a16;
+
+typedef struct {
+    float *d;
+    float *sum32;
+    float *sum16;
+    int16_t *q;
+} loom_a16_mut;
 
 #define LOOM_A16_MAX 32767.0f
+
+/// Bytes of an A16 row of n activations: 2.5 bytes per activation.
+static inline size_t loom_a16_bytes(int64_t n) { return (size_t)(n / 32) * 8 + (size_t)(n / 16) * 4 + (size_t)n * 2; }
+
+static inline loom_a16 loom_a16_view(const void *base, int64_t n) {
+    loom_a16 v;
+    v.d = (const float *)base;
+    v.sum32 = v.d + n / 32;
+    v.sum16 = v.sum32 + n / 32;
+    v.q = (const int16_t *)(v.sum16 + n / 16);
+    return v;
+}
+
+static inline loom_a16_mut loom_a16_view_mut(void *base, int64_t n) {
+    loom_a16_mut v;
+    v.d = (float *)base;
+    v.sum32 = v.d + n / 32;
+    v.sum16 = v.sum32 + n / 32;
+    v.q = (int16_t *)(v.sum16 + n / 16);
+    return v;
+}
 
 // ---- Kernel tiers and the traits table ---------------------------------------------------
 
 /// The shared signature of every product kernel (F32 and quantized weights alike):
 /// for b < nb, r in [r0, r1): Y[b*ldy + r] (+)= Σ over the row's n_cols columns of W[r] * X[b].
-/// Float weight types read `x` (ldx floats apart); quantized types read `xq` (A16 blocks,
-/// ldxq blocks apart). `w` points at the first column this call covers; `accumulate` adds to
+/// Float weight types read `x` (ldx floats apart); quantized types read `xq` (A16 rows of
+/// n_cols activations, xq_stride bytes apart). `w` points at the first column this call covers; `accumulate` adds to
 /// y instead of storing (used when a long row is processed in column chunks).
 typedef void (*loom_product_fn)(const void *w, size_t row_bytes, int64_t n_cols,
-                                const float *x, int64_t ldx, const loom_block_a16 *xq, int64_t ldxq,
+                                const float *x, int64_t ldx, const void *xq, size_t xq_stride,
                                 float *y, int64_t ldy, int64_t nb, int64_t r0, int64_t r1, int accumulate);
 
 typedef void (*loom_dequant_fn)(const void *src, float *dst, int64_t n);
-typedef void (*loom_quant_act_fn)(const float *x, loom_block_a16 *dst, int64_t n);
+typedef void (*loom_quant_act_fn)(const float *x, void *dst, int64_t n);
 
 /// One row of the dispatch table: how to decode and multiply one weight type at one tier.
 typedef struct {
@@ -200,7 +229,7 @@ typedef struct {
 } loom_quant_traits;
 
 #define LOOM_PRODUCT_ARGS const void *w, size_t row_bytes, int64_t n_cols, const float *x, int64_t ldx, \
-    const loom_block_a16 *xq, int64_t ldxq, float *y, int64_t ldy, int64_t nb, int64_t r0, int64_t r1, int accumulate
+    const void *xq, size_t xq_stride, float *y, int64_t ldy, int64_t nb, int64_t r0, int64_t r1, int accumulate
 
 #define LOOM_DECLARE_TYPE_KERNELS(t, tier) \
     void loom_dequantize_row_##t##_##tier(const void *src, float *dst, int64_t n); \
@@ -212,7 +241,7 @@ typedef struct {
     LOOM_DECLARE_TYPE_KERNELS(q5_1, tier) LOOM_DECLARE_TYPE_KERNELS(q8_0, tier) LOOM_DECLARE_TYPE_KERNELS(q8_1, tier) \
     LOOM_DECLARE_TYPE_KERNELS(q2_K, tier) LOOM_DECLARE_TYPE_KERNELS(q3_K, tier) LOOM_DECLARE_TYPE_KERNELS(q4_K, tier) \
     LOOM_DECLARE_TYPE_KERNELS(q5_K, tier) LOOM_DECLARE_TYPE_KERNELS(q6_K, tier) LOOM_DECLARE_TYPE_KERNELS(q8_K, tier) \
-    void loom_quantize_a16_##tier(const float *x, loom_block_a16 *dst, int64_t n);
+    void loom_quantize_a16_##tier(const float *x, void *dst, int64_t n);
 
 // `ref` is the scalar reference tier: portable C, compiled everywhere.
 LOOM_DECLARE_TIER(ref)

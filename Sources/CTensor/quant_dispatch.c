@@ -76,10 +76,10 @@ bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;
 }
 
-size_t loom_activation_bytes(int64_t n) { return (size_t)(n / 32) * sizeof(loom_block_a16); }
+size_t loom_activation_bytes(int64_t n) { return loom_a16_bytes(n); }
 
 void loom_quantize_activation(const float *x, int64_t n, void *dst) {
-    quantizer()(x, (loom_block_a16 *)dst, n);
+    quantizer()(x, dst, n);
 }
 
 void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
@@ -88,9 +88,9 @@ void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
 }
 
 // The default entry points quantize x on the stack, a column chunk at a time, so they never
-// allocate and never need a caller's scratch. 256 A16 blocks (20 KB) cover rows of up to 8192
-// columns in one pass; longer rows accumulate chunk by chunk.
-#define STACK_A16_BLOCKS 256
+// allocate and never need a caller's scratch. 20 KB of A16 cover rows of up to 8192 columns
+// in one pass for a matvec; longer rows (and batches) accumulate chunk by chunk.
+#define STACK_A16_COLS 8192
 
 void loom_matvec(int type, const void *w, size_t row_bytes, int64_t n_cols,
                  const float *x, float *y, int64_t r_begin, int64_t r_end) {
@@ -106,21 +106,22 @@ void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
         t->product(w, row_bytes, n_cols, x, ldx, 0, 0, y, ldy, n_batch, r_begin, r_end, 0);
         return;
     }
-    loom_block_a16 xq[STACK_A16_BLOCKS];
+    // float storage keeps the buffer 4-byte aligned for the A16 scale and sum arrays.
+    float stack[STACK_A16_COLS * 5 / 8];
     loom_quant_act_fn quantize = quantizer();
     int64_t qk = loom_type_block_elems(type);
     size_t block_bytes = loom_type_block_bytes(type);
-    int64_t n_blocks32 = n_cols / 32;
     for (int64_t b0 = 0; b0 < n_batch; b0 += 32) {
         int64_t nbg = n_batch - b0 < 32 ? n_batch - b0 : 32;
-        // Chunk width in 32-column blocks: as wide as the stack allows, whole weight blocks.
-        int64_t chunk = STACK_A16_BLOCKS / nbg;
-        chunk -= chunk % (qk / 32);
-        for (int64_t c0 = 0; c0 < n_blocks32; c0 += chunk) {
-            int64_t cn = n_blocks32 - c0 < chunk ? n_blocks32 - c0 : chunk;
-            for (int64_t b = 0; b < nbg; b++) quantize(x + (b0 + b) * ldx + c0 * 32, xq + b * cn, cn * 32);
-            const char *wc = (const char *)w + (size_t)(c0 * 32 / qk) * block_bytes;
-            t->product(wc, row_bytes, cn * 32, 0, 0, xq, cn, y + b0 * ldy, ldy, nbg, r_begin, r_end, c0 > 0);
+        // Chunk width: as wide as the stack allows, in whole 256-column steps (K-quant blocks).
+        int64_t chunk = STACK_A16_COLS / nbg;
+        chunk -= chunk % 256;
+        for (int64_t c0 = 0; c0 < n_cols; c0 += chunk) {
+            int64_t cn = n_cols - c0 < chunk ? n_cols - c0 : chunk;
+            size_t stride = loom_a16_bytes(cn);
+            for (int64_t b = 0; b < nbg; b++) quantize(x + (b0 + b) * ldx + c0, (char *)stack + b * stride, cn);
+            const char *wc = (const char *)w + (size_t)(c0 / qk) * block_bytes;
+            t->product(wc, row_bytes, cn, 0, 0, stack, stride, y + b0 * ldy, ldy, nbg, r_begin, r_end, c0 > 0);
         }
     }
 }
@@ -129,7 +130,7 @@ void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end) {
     const loom_quant_traits *t = traits_for(type);
     if (!t || r_end <= r_begin) return;
-    t->product(w, row_bytes, n_cols, x, n_cols, (const loom_block_a16 *)xq, 0, y, 0, 1, r_begin, r_end, 0);
+    t->product(w, row_bytes, n_cols, x, n_cols, xq, 0, y, 0, 1, r_begin, r_end, 0);
 }
 
 void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
@@ -137,6 +138,5 @@ void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
     const loom_quant_traits *t = traits_for(type);
     if (!t || r_end <= r_begin || n_batch <= 0) return;
-    t->product(w, row_bytes, n_cols, x, ldx, (const loom_block_a16 *)xq,
-               (int64_t)(xq_stride / sizeof(loom_block_a16)), y, ldy, n_batch, r_begin, r_end, 0);
+    t->product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, 0);
 }

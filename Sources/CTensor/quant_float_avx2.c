@@ -60,7 +60,7 @@ LOOM_AVX2_INLINE void row_dot(const int T, const int NB, const void *row, int64_
 }
 
 LOOM_AVX2_INLINE void product(const int T, LOOM_PRODUCT_ARGS) {
-    (void)xq; (void)ldxq;
+    (void)xq; (void)xq_stride;
     for (int64_t b0 = 0; b0 < nb; b0 += 4) {
         const int64_t g = nb - b0 < 4 ? nb - b0 : 4;
         const float *xg = x + b0 * ldx;
@@ -92,7 +92,7 @@ LOOM_AVX2_INLINE void dequantize(const int T, const void *src, float *dst, int64
         dequantize(T, src, dst, n);                                                                \
     }                                                                                              \
     LOOM_AVX2 void loom_product_##t##_avx2(LOOM_PRODUCT_ARGS) {                                    \
-        product(T, w, row_bytes, n_cols, x, ldx, xq, ldxq, y, ldy, nb, r0, r1, accumulate);        \
+        product(T, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate);        \
     }
 
 EXPORT(f32, F32)

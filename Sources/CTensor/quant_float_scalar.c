@@ -13,7 +13,7 @@ static inline float load_bf16(const void *p, int64_t i) { return loom_bf16_to_fp
         for (int64_t i = 0; i < n; i++) dst[i] = load_##t(src, i);                                 \
     }                                                                                              \
     void loom_product_##t##_ref(LOOM_PRODUCT_ARGS) {                                               \
-        (void)xq; (void)ldxq;                                                                      \
+        (void)xq; (void)xq_stride;                                                                      \
         for (int64_t r = r0; r < r1; r++) {                                                        \
             const char *row = (const char *)w + (size_t)r * row_bytes;                             \
             for (int64_t bi = 0; bi < nb; bi++) {                                                  \

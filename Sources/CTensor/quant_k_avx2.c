@@ -1,5 +1,5 @@
 // K-quant formats (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K): AVX2+FMA+F16C tier.
-// Scales and mins are unpacked once per super-block (fam_prep); each 32-element chunk is then
+// Scales and mins are unpacked once per super-block (fam_group); each 32-element chunk is then
 // a 256-bit load of its packed bits, a shift and mask or two, and a widening to int16.
 #if defined(__x86_64__)
 #include "quant_blocks.h"
@@ -29,56 +29,76 @@ LOOM_AVX2_INLINE_DECL int fam_has_bias(int T) {
     return T == LOOM_TYPE_Q2_K || T == LOOM_TYPE_Q4_K || T == LOOM_TYPE_Q5_K;
 }
 
-LOOM_AVX2_INLINE_DECL void fam_prep(int T, const uint8_t *blk, float *s, float *b) {
+/// Eight bytes widened to f32 lanes.
+LOOM_AVX2_INLINE_DECL __m256 bytes_u8_ps(uint64_t v) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)v)));
+}
+
+LOOM_AVX2_INLINE_DECL __m256 bytes_s8_ps(uint64_t v) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)v)));
+}
+
+LOOM_AVX2_INLINE_DECL void fam_group(int T, const uint8_t *blk, int cnt, int exact, __m256 *s, __m256 *b) {
+    (void)cnt; (void)exact;
+    s[1] = b[1] = b[0] = _mm256_setzero_ps();
     switch (T) {
     case LOOM_TYPE_Q2_K: {
+        // scales[i] = sc | m << 4 for half-chunk i.
         const loom_block_q2_K *x = (const loom_block_q2_K *)blk;
-        float d = _cvtsh_ss(x->d), dmin = _cvtsh_ss(x->dmin);
-        for (int i = 0; i < 16; i++) {
-            s[i] = d * (float)(x->scales[i] & 0xF);
-            b[i] = -(dmin * (float)(x->scales[i] >> 4));
+        __m256 d = _mm256_set1_ps(_cvtsh_ss(x->d)), dmin = _mm256_set1_ps(-_cvtsh_ss(x->dmin));
+        for (int h = 0; h < 2; h++) {
+            __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * h)));
+            __m256 sc = _mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(0xF)));
+            __m256 m = _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4));
+            s[h] = _mm256_mul_ps(d, sc);
+            b[h] = _mm256_mul_ps(dmin, m);
         }
         break;
     }
     case LOOM_TYPE_Q3_K: {
+        // Sixteen 6-bit scales: low nibbles in bytes 0-7 (scales 8-15 in the high nibbles),
+        // top bit pairs in bytes 8-11 (scale i at bits 2*(i/4) of byte 8 + i%4).
         const loom_block_q3_K *x = (const loom_block_q3_K *)blk;
-        float d = _cvtsh_ss(x->d);
-        for (int i = 0; i < 16; i++) {
-            s[i] = d * (float)(loom_q3k_scale(i, x->scales) - 32);
-            b[i] = 0.0f;
-        }
+        uint32_t a0, a1, hb;
+        memcpy(&a0, x->scales, 4);
+        memcpy(&a1, x->scales + 4, 4);
+        memcpy(&hb, x->scales + 8, 4);
+        const uint32_t m4 = 0x0F0F0F0Fu, m2 = 0x03030303u;
+        uint64_t s03_47 = (uint64_t)((a0 & m4) | ((hb & m2) << 4)) | (uint64_t)((a1 & m4) | (((hb >> 2) & m2) << 4)) << 32;
+        uint64_t s8_15 = (uint64_t)(((a0 >> 4) & m4) | (((hb >> 4) & m2) << 4)) | (uint64_t)(((a1 >> 4) & m4) | (((hb >> 6) & m2) << 4)) << 32;
+        __m256 d = _mm256_set1_ps(_cvtsh_ss(x->d)), off = _mm256_set1_ps(32.0f);
+        s[0] = _mm256_mul_ps(d, _mm256_sub_ps(bytes_u8_ps(s03_47), off));
+        s[1] = _mm256_mul_ps(d, _mm256_sub_ps(bytes_u8_ps(s8_15), off));
         break;
     }
     case LOOM_TYPE_Q4_K:
     case LOOM_TYPE_Q5_K: {
-        // Q4_K and Q5_K share their first 16 bytes: d, dmin, scales[12].
+        // Q4_K and Q5_K share their first 16 bytes: d, dmin, scales[12] (see loom_k_scale_min).
         const loom_block_q4_K *x = (const loom_block_q4_K *)blk;
-        float d = _cvtsh_ss(x->d), dmin = _cvtsh_ss(x->dmin);
-        for (int j = 0; j < 8; j++) {
-            uint8_t sc, m;
-            loom_k_scale_min(j, x->scales, &sc, &m);
-            s[2 * j] = s[2 * j + 1] = d * (float)sc;
-            b[2 * j] = b[2 * j + 1] = -(dmin * (float)m);
-        }
+        uint32_t u0, u1, u2;
+        memcpy(&u0, x->scales, 4);
+        memcpy(&u1, x->scales + 4, 4);
+        memcpy(&u2, x->scales + 8, 4);
+        const uint32_t m6 = 0x3F3F3F3Fu, m4 = 0x0F0F0F0Fu, m2 = 0x03030303u;
+        uint64_t sc = (uint64_t)(u0 & m6) | (uint64_t)((u2 & m4) | (((u0 >> 6) & m2) << 4)) << 32;
+        uint64_t mn = (uint64_t)(u1 & m6) | (uint64_t)(((u2 >> 4) & m4) | (((u1 >> 6) & m2) << 4)) << 32;
+        s[0] = _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(x->d)), bytes_u8_ps(sc));
+        b[0] = _mm256_mul_ps(_mm256_set1_ps(-_cvtsh_ss(x->dmin)), bytes_u8_ps(mn));
         break;
     }
     case LOOM_TYPE_Q6_K: {
         const loom_block_q6_K *x = (const loom_block_q6_K *)blk;
-        float d = _cvtsh_ss(x->d);
-        for (int i = 0; i < 16; i++) {
-            s[i] = d * (float)x->scales[i];
-            b[i] = 0.0f;
-        }
+        uint64_t s0, s1;
+        memcpy(&s0, x->scales, 8);
+        memcpy(&s1, x->scales + 8, 8);
+        __m256 d = _mm256_set1_ps(_cvtsh_ss(x->d));
+        s[0] = _mm256_mul_ps(d, bytes_s8_ps(s0));
+        s[1] = _mm256_mul_ps(d, bytes_s8_ps(s1));
         break;
     }
-    default: {
-        const loom_block_q8_K *x = (const loom_block_q8_K *)blk;
-        for (int i = 0; i < 16; i++) {
-            s[i] = x->d;
-            b[i] = 0.0f;
-        }
+    default:
+        s[0] = _mm256_set1_ps(((const loom_block_q8_K *)blk)->d);
         break;
-    }
     }
 }
 
@@ -97,9 +117,10 @@ LOOM_AVX2_INLINE_DECL void widen_signed(__m256i q8, __m256i *lo, __m256i *hi) {
     *hi = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(q8, 1));
 }
 
-LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *blk, int c, __m256i *lo, __m256i *hi) {
+LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *blk, int c, int exact, __m256i *lo, __m256i *hi) {
     switch (T) {
     case LOOM_TYPE_Q2_K: {
+        (void)exact;
         const loom_block_q2_K *x = (const loom_block_q2_K *)blk;
         __m256i v = _mm256_loadu_si256((const __m256i *)(x->qs + 32 * (c >> 2)));
         widen_signed(bits_of(v, 2 * (c & 3), 3), lo, hi);
@@ -115,17 +136,40 @@ LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *blk, int c, __m256i *lo
         widen_signed(_mm256_sub_epi8(q, minus4), lo, hi);
         break;
     }
-    case LOOM_TYPE_Q4_K: {
-        const loom_block_q4_K *x = (const loom_block_q4_K *)blk;
-        __m256i v = _mm256_loadu_si256((const __m256i *)(x->qs + 32 * (c >> 1)));
-        widen_signed(bits_of(v, 4 * (c & 1), 0xF), lo, hi);
-        break;
-    }
+    case LOOM_TYPE_Q4_K:
     case LOOM_TYPE_Q5_K: {
-        const loom_block_q5_K *x = (const loom_block_q5_K *)blk;
-        __m256i v = _mm256_loadu_si256((const __m256i *)(x->qs + 32 * (c >> 1)));
-        __m256i hb = _mm256_and_si256(bit_set(_mm256_loadu_si256((const __m256i *)x->qh), c), _mm256_set1_epi8(0x10));
-        widen_signed(_mm256_or_si256(bits_of(v, 4 * (c & 1), 0xF), hb), lo, hi);
+        // Widen the 32 packed bytes to int16 (chunks 2j and 2j+1 share them); the low nibble
+        // is then one AND, the high nibble one shift.
+        const uint8_t *qs = T == LOOM_TYPE_Q4_K ? ((const loom_block_q4_K *)blk)->qs : ((const loom_block_q5_K *)blk)->qs;
+        __m256i w0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(qs + 32 * (c >> 1))));
+        __m256i w1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(qs + 32 * (c >> 1) + 16)));
+        if (c & 1) {
+            w0 = _mm256_srli_epi16(w0, 4);
+            w1 = _mm256_srli_epi16(w1, 4);
+        } else {
+            w0 = _mm256_and_si256(w0, _mm256_set1_epi16(0xF));
+            w1 = _mm256_and_si256(w1, _mm256_set1_epi16(0xF));
+        }
+        if (T == LOOM_TYPE_Q5_K) {
+            // Bit c of qh[l] is element l's fifth bit: isolate it and move it to bit 4.
+            const loom_block_q5_K *x = (const loom_block_q5_K *)blk;
+            __m256i h0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)x->qh));
+            __m256i h1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(x->qh + 16)));
+            const __m256i bit = _mm256_set1_epi16((short)(1 << c));
+            h0 = _mm256_and_si256(h0, bit);
+            h1 = _mm256_and_si256(h1, bit);
+            if (c <= 4) {
+                h0 = _mm256_sll_epi16(h0, _mm_cvtsi32_si128(4 - c));
+                h1 = _mm256_sll_epi16(h1, _mm_cvtsi32_si128(4 - c));
+            } else {
+                h0 = _mm256_srl_epi16(h0, _mm_cvtsi32_si128(c - 4));
+                h1 = _mm256_srl_epi16(h1, _mm_cvtsi32_si128(c - 4));
+            }
+            w0 = _mm256_or_si256(w0, h0);
+            w1 = _mm256_or_si256(w1, h1);
+        }
+        *lo = w0;
+        *hi = w1;
         break;
     }
     case LOOM_TYPE_Q6_K: {
@@ -134,7 +178,8 @@ LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *blk, int c, __m256i *lo
         __m256i l = _mm256_loadu_si256((const __m256i *)(x->ql + 64 * n + 32 * (k & 1)));
         __m256i h = _mm256_loadu_si256((const __m256i *)(x->qh + 32 * n));
         __m256i q = _mm256_or_si256(bits_of(l, 4 * (k >> 1), 0xF), _mm256_slli_epi16(bits_of(h, 2 * k, 3), 4));
-        widen_signed(_mm256_sub_epi8(q, _mm256_set1_epi8(32)), lo, hi);
+        q = _mm256_sub_epi8(q, _mm256_set1_epi8(32));
+        widen_signed(q, lo, hi);
         break;
     }
     default: {

@@ -24,66 +24,84 @@ LOOM_AVX2_INLINE_DECL int fam_same_scale(int T) { (void)T; return 1; }
 
 LOOM_AVX2_INLINE_DECL int fam_has_bias(int T) { return T == LOOM_TYPE_Q4_1 || T == LOOM_TYPE_Q5_1; }
 
-LOOM_AVX2_INLINE_DECL void fam_prep(int T, const uint8_t *blk, float *s, float *b) {
+/// The constant offset of Q4_0/Q5_0 values (q - 8, q - 16), 0 for the others.
+LOOM_AVX2_INLINE_DECL int q_offset(int T) { return T == LOOM_TYPE_Q4_0 ? 8 : T == LOOM_TYPE_Q5_0 ? 16 : 0; }
+
+LOOM_AVX2_INLINE_DECL short ld16(const uint8_t *p) {
+    short v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+/// Eight f16 fields `off` bytes into consecutive blocks, widened to f32 (zeros past cnt).
+LOOM_AVX2_INLINE_DECL __m256 gather_f16(const uint8_t *g, size_t bb, size_t off, int cnt) {
+    __m128i h;
+    if (cnt == 8) {
+        h = _mm_setr_epi16(ld16(g + off), ld16(g + bb + off), ld16(g + 2 * bb + off), ld16(g + 3 * bb + off),
+                           ld16(g + 4 * bb + off), ld16(g + 5 * bb + off), ld16(g + 6 * bb + off), ld16(g + 7 * bb + off));
+    } else {
+        short v[8] = {0};
+        for (int j = 0; j < cnt; j++) v[j] = ld16(g + j * bb + off);
+        h = _mm_loadu_si128((const __m128i *)v);
+    }
+    return _mm256_cvtph_ps(h);
+}
+
+LOOM_AVX2_INLINE_DECL void fam_group(int T, const uint8_t *g, int cnt, int exact, __m256 *s, __m256 *b) {
+    (void)exact;
     // Every legacy block starts with its f16 scale d; Q4_1/Q5_1 follow it with the f16 min.
-    loom_fp16 d, m = 0;
-    memcpy(&d, blk, 2);
-    if (T == LOOM_TYPE_Q4_1 || T == LOOM_TYPE_Q5_1) memcpy(&m, blk + 2, 2);
-    s[0] = s[1] = _cvtsh_ss(d);
-    b[0] = b[1] = (T == LOOM_TYPE_Q4_1 || T == LOOM_TYPE_Q5_1) ? _cvtsh_ss(m) : 0.0f;
+    const size_t bb = fam_block_bytes(T);
+    s[0] = gather_f16(g, bb, 0, cnt);
+    if (T == LOOM_TYPE_Q4_1 || T == LOOM_TYPE_Q5_1) b[0] = gather_f16(g, bb, 2, cnt);
+    else b[0] = _mm256_setzero_ps();
+    s[1] = b[1] = _mm256_setzero_ps();
 }
 
-/// The fifth bits of 16 elements (bits of `bits16`, element j = bit j) as bytes 0x10 or 0.
-LOOM_AVX2_INLINE_DECL __m128i fifth_bits(uint32_t bits16) {
-    __m128i v = _mm_set1_epi16((short)bits16);
-    __m128i spread = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
-    __m128i sel = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
-    __m128i set = _mm_cmpeq_epi8(_mm_and_si128(spread, sel), sel);
-    return _mm_and_si128(set, _mm_set1_epi8(0x10));
+/// The fifth bits of 16 elements (bit j of `bits16` for element j) as int16 lanes 0x10 or 0.
+LOOM_AVX2_INLINE_DECL __m256i fifth_bits(uint32_t bits16) {
+    const __m256i sel = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
+                                          16384, (short)0x8000);
+    __m256i v = _mm256_set1_epi16((short)bits16);
+    __m256i set = _mm256_cmpeq_epi16(_mm256_and_si256(v, sel), sel);
+    return _mm256_and_si256(set, _mm256_set1_epi16(0x10));
 }
 
-LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *blk, int c, __m256i *lo, __m256i *hi) {
-    (void)c;
-    const __m128i m4 = _mm_set1_epi8(0xF);
+LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *g, int c, int exact, __m256i *lo, __m256i *hi) {
+    (void)exact;
+    const uint8_t *blk = g + (size_t)c * fam_block_bytes(T);
     switch (T) {
-    case LOOM_TYPE_Q4_0:
-    case LOOM_TYPE_Q4_1: {
-        const uint8_t *qs = T == LOOM_TYPE_Q4_0 ? ((const loom_block_q4_0 *)blk)->qs : ((const loom_block_q4_1 *)blk)->qs;
-        __m128i v = _mm_loadu_si128((const __m128i *)qs);
-        __m128i l = _mm_and_si128(v, m4);
-        __m128i h = _mm_and_si128(_mm_srli_epi16(v, 4), m4);
-        if (T == LOOM_TYPE_Q4_0) {
-            l = _mm_sub_epi8(l, _mm_set1_epi8(8));
-            h = _mm_sub_epi8(h, _mm_set1_epi8(8));
-        }
-        *lo = _mm256_cvtepi8_epi16(l);
-        *hi = _mm256_cvtepi8_epi16(h);
-        break;
-    }
-    case LOOM_TYPE_Q5_0:
-    case LOOM_TYPE_Q5_1: {
-        const uint8_t *qs = T == LOOM_TYPE_Q5_0 ? ((const loom_block_q5_0 *)blk)->qs : ((const loom_block_q5_1 *)blk)->qs;
-        const uint8_t *qhp = T == LOOM_TYPE_Q5_0 ? ((const loom_block_q5_0 *)blk)->qh : ((const loom_block_q5_1 *)blk)->qh;
-        uint32_t qh;
-        memcpy(&qh, qhp, 4);
-        __m128i v = _mm_loadu_si128((const __m128i *)qs);
-        __m128i l = _mm_or_si128(_mm_and_si128(v, m4), fifth_bits(qh & 0xFFFF));
-        __m128i h = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 4), m4), fifth_bits(qh >> 16));
-        if (T == LOOM_TYPE_Q5_0) {
-            l = _mm_sub_epi8(l, _mm_set1_epi8(16));
-            h = _mm_sub_epi8(h, _mm_set1_epi8(16));
-        }
-        *lo = _mm256_cvtepi8_epi16(l);
-        *hi = _mm256_cvtepi8_epi16(h);
-        break;
-    }
-    default: {
+    case LOOM_TYPE_Q8_0:
+    case LOOM_TYPE_Q8_1: {
         const int8_t *qs = T == LOOM_TYPE_Q8_0 ? ((const loom_block_q8_0 *)blk)->qs : ((const loom_block_q8_1 *)blk)->qs;
         *lo = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)qs));
         *hi = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16)));
-        break;
+        return;
     }
+    default: break;
     }
+    // Nibble formats: widen the 16 packed bytes to int16 first; then the low nibbles (elements
+    // 0-15) are one AND and the high nibbles (16-31) one shift.
+    const uint8_t *qs = T == LOOM_TYPE_Q4_0 ? ((const loom_block_q4_0 *)blk)->qs
+                      : T == LOOM_TYPE_Q4_1 ? ((const loom_block_q4_1 *)blk)->qs
+                      : T == LOOM_TYPE_Q5_0 ? ((const loom_block_q5_0 *)blk)->qs
+                                            : ((const loom_block_q5_1 *)blk)->qs;
+    __m256i wv = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)qs));
+    __m256i l = _mm256_and_si256(wv, _mm256_set1_epi16(0xF));
+    __m256i h = _mm256_srli_epi16(wv, 4);
+    if (T == LOOM_TYPE_Q5_0 || T == LOOM_TYPE_Q5_1) {
+        const uint8_t *qhp = T == LOOM_TYPE_Q5_0 ? ((const loom_block_q5_0 *)blk)->qh : ((const loom_block_q5_1 *)blk)->qh;
+        uint32_t qh;
+        memcpy(&qh, qhp, 4);
+        l = _mm256_or_si256(l, fifth_bits(qh & 0xFFFF));
+        h = _mm256_or_si256(h, fifth_bits(qh >> 16));
+    }
+    if (q_offset(T)) {
+        const __m256i off = _mm256_set1_epi16((short)q_offset(T));
+        l = _mm256_sub_epi16(l, off);
+        h = _mm256_sub_epi16(h, off);
+    }
+    *lo = l;
+    *hi = h;
 }
 
 #include "quant_avx2_template.h"

@@ -33,18 +33,20 @@
         for (int64_t r = r0; r < r1; r++) {                                                        \
             const BT *row = (const BT *)((const char *)w + (size_t)r * row_bytes);                 \
             for (int64_t bi = 0; bi < nb; bi++) {                                                  \
-                const loom_block_a16 *a = xq + bi * ldxq;                                          \
+                loom_a16 a = loom_a16_view((const char *)xq + (size_t)bi * xq_stride, n_cols);     \
                 float acc = 0.0f;                                                                  \
+                int64_t ci = 0;                                                                    \
                 for (int64_t i = 0; i < nblk; i++) {                                               \
-                    for (int c = 0; c < (QKB) / 32; c++, a++) {                                    \
+                    for (int c = 0; c < (QKB) / 32; c++, ci++) {                                   \
                         int16_t q[32];                                                             \
                         float s[2], b[2];                                                          \
                         dec_##t(&row[i], c, q, s, b);                                              \
+                        const int16_t *aq = a.q + 32 * ci;                                         \
                         int32_t d0 = 0, d1 = 0;                                                    \
-                        for (int l = 0; l < 16; l++) d0 += (int32_t)q[l] * a->q[l];                \
-                        for (int l = 16; l < 32; l++) d1 += (int32_t)q[l] * a->q[l];               \
-                        acc += a->d * (s[0] * (float)d0 + s[1] * (float)d1);                       \
-                        acc += b[0] * a->sum[0] + b[1] * a->sum[1];                                \
+                        for (int l = 0; l < 16; l++) d0 += (int32_t)q[l] * aq[l];                  \
+                        for (int l = 16; l < 32; l++) d1 += (int32_t)q[l] * aq[l];                 \
+                        acc += a.d[ci] * (s[0] * (float)d0 + s[1] * (float)d1);                    \
+                        acc += b[0] * a.sum16[2 * ci] + b[1] * a.sum16[2 * ci + 1];                \
                     }                                                                              \
                 }                                                                                  \
                 float *out = y + bi * ldy + r;                                                     \
