@@ -1,14 +1,15 @@
 import Engine
+import LoomJSON
 
-/// `loom generate`: continues a prompt (token ids, or text once a tokenizer is wired) greedily or
+/// `loom generate`: continues a prompt (token ids or text) greedily or
 /// by sampling, stopping before any end-of-generation token.
 enum GenerateCommand: LoomCommand {
     static let name = "generate"
-    static let summary = "continue a prompt (token ids) greedily or by sampling"
+    static let summary = "continue a prompt (text or token ids) greedily or by sampling"
     static let usage = """
         usage: loom generate [-m MODEL] (--ids "1 2 3" | -p TEXT [--bos] [--special]) [-n N]
                              [--greedy | --temperature T --top-k K --top-p P --seed S] [--ignore-eos] [--json]
-        \(EngineOptions.usage)  -p, --prompt TEXT  prompt text (needs the model's tokenizer)
+        \(EngineOptions.usage)  -p, --prompt TEXT  prompt text, tokenized with the model's tokenizer
           --bos              add the BOS token before the prompt text
           --special          parse special-token text (<|im_start|>) in the prompt
           -n N               tokens to generate at most (default 128)
@@ -30,12 +31,17 @@ enum GenerateCommand: LoomCommand {
         let sampling = try samplingRequested(args)
 
         let model = try Model(path: args.modelPath)
+        // The tokenizer is needed for -p and for text output; ids-only runs work without one.
+        let tokenizer: Tokenizer?
         let promptIDs: [Int32]
         if let ids = try EngineOptions.ids(args) {
             if args.value("prompt") != nil { throw UsageError("give either --ids or -p, not both") }
             promptIDs = ids
-        } else if args.value("prompt") != nil {
-            throw RuntimeError("-p needs a tokenizer, which this build does not have yet; pass token ids with --ids")
+            tokenizer = try? Tokenizer(gguf: model.file)
+        } else if let text = args.value("prompt") {
+            let t = try Tokenizer(gguf: model.file)
+            tokenizer = t
+            promptIDs = t.encode(text, addBOS: args.has("bos"), parseSpecial: args.has("special"))
         } else {
             throw UsageError("a prompt is required (--ids or -p)")
         }
@@ -44,25 +50,40 @@ enum GenerateCommand: LoomCommand {
 
         let transformer = try EngineOptions.transformer(args, model: model, positions: promptIDs.count + steps)
         let cache = try transformer.makeCache()
-        let stop = args.has("ignore-eos") ? [] : Set(model.config.specialTokens.endOfGeneration)
+        let stop: Set<Int32> = args.has("ignore-eos") ? [] :
+            Set(tokenizer?.endOfGenerationTokens ?? model.config.specialTokens.endOfGenerationIDs.map { Int32($0) })
         let json = args.has("json")
+        var decoder = tokenizer.map { StreamingDecoder(tokenizer: $0) }
 
         var generated: [Int32] = []
+        var text = ""
         if steps > 0 {
             var logits = try transformer.evaluate(promptIDs, cache: cache)
             while generated.count < steps {
                 let next = Int32(argmax(logits))
-                if stop.contains(Int(next)) { break }
+                if stop.contains(next) { break }
                 generated.append(next)
-                if !json { StandardOutput.write(generated.count == 1 ? "\(next)" : " \(next)") }
+                if decoder != nil {
+                    let piece = try decoder!.append(next)
+                    text += piece
+                    if !json { StandardOutput.write(piece) }
+                } else if !json {
+                    StandardOutput.write(generated.count == 1 ? "\(next)" : " \(next)")
+                }
                 if generated.count == steps { break }
                 logits = try transformer.decode(next, cache: cache)
             }
         }
+        if decoder != nil {
+            let rest = decoder!.finish()
+            text += rest
+            if !json { StandardOutput.write(rest) }
+        }
         if json {
             let p = promptIDs.map { String($0) }.joined(separator: ", ")
             let g = generated.map { String($0) }.joined(separator: ", ")
-            StandardOutput.write("{\"prompt_ids\": [\(p)], \"ids\": [\(g)], \"text\": \"\"}\n")
+            let doc = "{\"prompt_ids\": [\(p)], \"ids\": [\(g)], \"text\": \(JSONValue.string(text).serialized())}\n"
+            StandardOutput.write(doc)
         } else {
             StandardOutput.write("\n")
         }

@@ -19,7 +19,7 @@ import Testing
         let model = try Model(path: ref.modelPath)
         let transformer = try Transformer(model: model, configuration: TransformerConfiguration(contextLength: 64))
         let ids = try greedyDecode(transformer, prompt: ref.promptIDs, steps: 16,
-                                   stop: Set(model.config.specialTokens.endOfGeneration))
+                                   stop: Set(model.config.specialTokens.endOfGenerationIDs))
         #expect(ids == [504, 3575, 282, 4649, 314, 7042, 30, 2])
     }
 }

@@ -23,7 +23,7 @@ import Testing
                                          hasFrequencyFactors: false))
         #expect(!d.tiedOutput && !d.hasAttentionBias)
         #expect(d.specialTokens.bos == 1 && d.specialTokens.eos == 2 && d.specialTokens.padding == nil)
-        #expect(d.specialTokens.endOfGeneration == [2])
+        #expect(d.specialTokens.endOfGenerationIDs == [2])
     }
 
     @Test func readsQwen2Fixture() throws {
@@ -37,7 +37,7 @@ import Testing
         #expect(d.embeddingLength == 576 && d.blockCount == 30 && d.headCount == 9 && d.kvHeadCount == 3)
         #expect(d.tiedOutput && d.vocabularySize == 49152 && d.rope.base == 100000)
         #expect(d.specialTokens.addBOS == false)
-        #expect(d.specialTokens.endOfGeneration.contains(2))
+        #expect(d.specialTokens.endOfGenerationIDs == [2])
     }
 
     @Test func descriptionRoundTripsThroughCodable() throws {
