@@ -1,0 +1,183 @@
+// Attention of query heads over a position-major KV cache (layout in loom_ops.h).
+//
+// Query heads that share a KV head (GQA) are processed together, so each K and V row is read
+// once per group rather than once per query head: decode is bound by reading the cache. Scores
+// live in the caller's scratch ([group][n_kv]); the softmax is loom_softmax (double sum); the
+// weighted sum of V rows accumulates in F32 with FMA.
+#include "loom_ops.h"
+#include "loom_cpu.h"
+#include "loom_half.h"
+#include "simd_math.h"
+
+#include <string.h>
+
+enum { KV_F32 = 0, KV_F16 = 1 };
+
+// Scores for `ng` query heads against K rows [0, n_kv) of one KV head.
+typedef void (*scores_fn)(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                          int64_t hd, int64_t n_kv, float scale, float *scores);
+// out[a] += Σ_j p[a][j] * V_j for `ng` heads.
+typedef void (*accum_fn)(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
+                         int64_t hd, int64_t n_kv, const float *p);
+
+static inline float kv_at(const void *base, int kv_type, int64_t i) {
+    return kv_type == KV_F16 ? loom_fp16_to_fp32(((const loom_fp16 *)base)[i]) : ((const float *)base)[i];
+}
+
+static void scores_scalar(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                          int64_t hd, int64_t n_kv, float scale, float *scores) {
+    for (int64_t j = 0; j < n_kv; j++) {
+        for (int64_t a = 0; a < ng; a++) {
+            const float *qa = q + a * hd;
+            float s = 0;
+            for (int64_t i = 0; i < hd; i++) s += qa[i] * kv_at(k, kv_type, j * kv_stride + i);
+            scores[a * n_kv + j] = s * scale;
+        }
+    }
+}
+
+static void accum_scalar(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
+                         int64_t n_kv, const float *p) {
+    for (int64_t j = 0; j < n_kv; j++) {
+        for (int64_t a = 0; a < ng; a++) {
+            float w = p[a * n_kv + j];
+            if (w == 0.0f) continue;
+            float *oa = out + a * hd;
+            for (int64_t i = 0; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
+        }
+    }
+}
+
+#if LOOM_X86
+static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {
+    if (kv_type == KV_F16) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const loom_fp16 *)base + i)));
+    return _mm256_loadu_ps((const float *)base + i);
+}
+
+static LOOM_AVX2 void scores_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                                  int64_t hd, int64_t n_kv, float scale, float *scores) {
+    int64_t hd8 = hd & ~(int64_t)7;
+    for (int64_t j = 0; j < n_kv; j++) {
+        int64_t row = j * kv_stride;
+        for (int64_t a = 0; a < ng; a++) {
+            const float *qa = q + a * hd;
+            __m256 acc = _mm256_setzero_ps();
+            for (int64_t i = 0; i < hd8; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(qa + i), load8(k, kv_type, row + i), acc);
+            float s = loom_hsum256(acc);
+            for (int64_t i = hd8; i < hd; i++) s += qa[i] * kv_at(k, kv_type, row + i);
+            scores[a * n_kv + j] = s * scale;
+        }
+    }
+}
+
+static LOOM_AVX2 void accum_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
+                                 int64_t n_kv, const float *p) {
+    int64_t hd8 = hd & ~(int64_t)7;
+    for (int64_t j = 0; j < n_kv; j++) {
+        int64_t row = j * kv_stride;
+        for (int64_t a = 0; a < ng; a++) {
+            float w = p[a * n_kv + j];
+            if (w == 0.0f) continue;
+            float *oa = out + a * hd;
+            __m256 vw = _mm256_set1_ps(w);
+            for (int64_t i = 0; i < hd8; i += 8)
+                _mm256_storeu_ps(oa + i, _mm256_fmadd_ps(vw, load8(v, kv_type, row + i), _mm256_loadu_ps(oa + i)));
+            for (int64_t i = hd8; i < hd; i++) oa[i] += w * kv_at(v, kv_type, row + i);
+        }
+    }
+}
+
+static LOOM_AVX512 inline __m512 load16(const void *base, int kv_type, int64_t i) {
+    if (kv_type == KV_F16) return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const loom_fp16 *)base + i)));
+    return _mm512_loadu_ps((const float *)base + i);
+}
+
+static LOOM_AVX512 void scores_avx512(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                                      int64_t hd, int64_t n_kv, float scale, float *scores) {
+    int64_t hd16 = hd & ~(int64_t)15;
+    for (int64_t j = 0; j < n_kv; j++) {
+        int64_t row = j * kv_stride;
+        for (int64_t a = 0; a < ng; a++) {
+            const float *qa = q + a * hd;
+            __m512 acc = _mm512_setzero_ps();
+            for (int64_t i = 0; i < hd16; i += 16)
+                acc = _mm512_fmadd_ps(_mm512_loadu_ps(qa + i), load16(k, kv_type, row + i), acc);
+            float s = _mm512_reduce_add_ps(acc);
+            for (int64_t i = hd16; i < hd; i++) s += qa[i] * kv_at(k, kv_type, row + i);
+            scores[a * n_kv + j] = s * scale;
+        }
+    }
+}
+
+static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
+                                     int64_t hd, int64_t n_kv, const float *p) {
+    int64_t hd16 = hd & ~(int64_t)15;
+    for (int64_t j = 0; j < n_kv; j++) {
+        int64_t row = j * kv_stride;
+        for (int64_t a = 0; a < ng; a++) {
+            float w = p[a * n_kv + j];
+            if (w == 0.0f) continue;
+            float *oa = out + a * hd;
+            __m512 vw = _mm512_set1_ps(w);
+            for (int64_t i = 0; i < hd16; i += 16)
+                _mm512_storeu_ps(oa + i, _mm512_fmadd_ps(vw, load16(v, kv_type, row + i), _mm512_loadu_ps(oa + i)));
+            for (int64_t i = hd16; i < hd; i++) oa[i] += w * kv_at(v, kv_type, row + i);
+        }
+    }
+}
+#endif
+
+static int valid(const loom_attention_desc *d) {
+    if (!d || d->n_head <= 0 || d->n_kv_head <= 0 || d->head_dim <= 0) return 0;
+    if (d->n_head % d->n_kv_head != 0) return 0;
+    if (d->kv_type != KV_F32 && d->kv_type != KV_F16) return 0;
+    if (d->kv_stride < d->n_kv_head * d->head_dim || !d->k || !d->v) return 0;
+    return 1;
+}
+
+size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv) {
+    if (!valid(d) || n_kv <= 0) return 0;
+    return (size_t)(d->n_head / d->n_kv_head) * (size_t)n_kv;
+}
+
+int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv, int64_t h_begin,
+                   int64_t h_end, float *scratch) {
+    if (!valid(d) || n_kv < 0 || h_begin < 0 || h_end > d->n_head || h_begin > h_end) return -1;
+    const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head;
+    scores_fn scores = scores_scalar;
+    accum_fn accum = accum_scalar;
+#if LOOM_X86
+    switch (loom_isa_active()) {
+    case LOOM_ISA_AVX512: scores = scores_avx512; accum = accum_avx512; break;
+    case LOOM_ISA_AVX2: scores = scores_avx2; accum = accum_avx2; break;
+    default: break;
+    }
+#endif
+    const size_t esize = d->kv_type == KV_F16 ? 2 : 4;
+    for (int64_t h = h_begin; h < h_end;) {
+        int64_t kvh = h / g;
+        int64_t run_end = (kvh + 1) * g < h_end ? (kvh + 1) * g : h_end;
+        int64_t ng = run_end - h;
+        memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
+        if (n_kv > 0) {
+            const void *k = (const char *)d->k + (size_t)(kvh * hd) * esize;
+            const void *v = (const char *)d->v + (size_t)(kvh * hd) * esize;
+            scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, n_kv, d->scale, scratch);
+            for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * n_kv, n_kv);
+            accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, n_kv, scratch);
+        }
+        h = run_end;
+    }
+    return 0;
+}
+
+int loom_attention_prefill(const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
+                           int64_t out_stride, int64_t n_tokens, int64_t pos0, int64_t t_begin, int64_t t_step,
+                           float *scratch) {
+    if (!valid(d) || n_tokens < 0 || pos0 < 0 || t_begin < 0 || t_step <= 0) return -1;
+    for (int64_t t = t_begin; t < n_tokens; t += t_step) {
+        int rc = loom_attention(d, q + t * q_stride, out + t * out_stride, pos0 + t + 1, 0, d->n_head, scratch);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
