@@ -1,10 +1,7 @@
 import CTensor
 
-/// The forward pass's entry points into CTensor, in one place so the transformer reads as math.
-///
-/// TEMPORARY: until the `kernels` and `ops` branches land, the bodies below are plain Swift loops
-/// for F32/F16/BF16 weights (enough to prove exactness on the F32 models). They are replaced by
-/// the CTensor calls at merge time; no kernel code is meant to stay here.
+/// The forward pass's entry points into CTensor, adapting Swift views (`WeightMatrix`,
+/// `ThreadPool`) to the C signatures so the transformer reads as math. No kernel code lives here.
 enum Kernels {
     /// Dequantizes `count` elements (whole blocks) of type `type` to F32.
     @inline(__always)
@@ -12,9 +9,10 @@ enum Kernels {
         loom_dequantize_row(type, source, destination, Int64(count))
     }
 
-    /// `y[b*ldy + r] = dot(W row r, x[b*ldx ...])` for every row r of `w` and b in 0..<batch.
+    /// `y[b*ldy + r] = W_r · x[b*ldx ...]` for every row r of `w` and b in 0..<batch.
+    @inline(__always)
     static func matmul(_ pool: ThreadPool, _ w: WeightMatrix, x: UnsafePointer<Float>, ldx: Int,
-                       y: UnsafeMutablePointer<Float>, ldy: Int, batch: Int) {
+                       y: UnsafeMutablePointer<Float>, ldy: Int, batch: Int, scratch: UnsafeMutablePointer<Float>) {
         if batch == 1 {
             loom_matvec(w.type, w.data, w.rowBytes, Int64(w.columns), x, y, 0, Int64(w.rows))
         } else {
@@ -23,83 +21,43 @@ enum Kernels {
         }
     }
 
-    /// `out = gain * x / sqrt(mean(x²) + eps)` over `n` elements.
-    static func rmsNorm(_ x: UnsafePointer<Float>, gain: UnsafePointer<Float>, out: UnsafeMutablePointer<Float>,
-                        count n: Int, epsilon: Float) {
-        var ss: Double = 0
-        for i in 0..<n { ss += Double(x[i]) * Double(x[i]) }
-        let scale = Float(1.0 / (ss / Double(n) + Double(epsilon)).squareRoot())
-        for i in 0..<n { out[i] = gain[i] * (x[i] * scale) }
+    /// RMSNorm of `rows` rows of `n` floats, `stride` apart.
+    @inline(__always)
+    static func rmsNorm(_ pool: ThreadPool, _ x: UnsafePointer<Float>, gain: UnsafePointer<Float>,
+                        out: UnsafeMutablePointer<Float>, count n: Int, rows: Int, stride: Int, epsilon: Float) {
+        for r in 0..<rows { loom_rmsnorm(out + r * stride, x + r * stride, gain, Int64(n), epsilon) }
     }
 
-    /// Rotates `heads` heads of `headDim` components in place by the per-pair angles whose
-    /// cosines/sines are `cos[i]`, `sin[i]` for pair i < `rotated/2`.
-    static func rope(_ x: UnsafeMutablePointer<Float>, heads: Int, headDim: Int, rotated: Int,
-                     cos: UnsafePointer<Float>, sin: UnsafePointer<Float>, halfSplit: Bool) {
-        let half = rotated / 2
-        for h in 0..<heads {
-            let v = x + h * headDim
-            for i in 0..<half {
-                let (ia, ib) = halfSplit ? (i, i + half) : (2 * i, 2 * i + 1)
-                let a = v[ia], b = v[ib]
-                v[ia] = a * cos[i] - b * sin[i]
-                v[ib] = a * sin[i] + b * cos[i]
-            }
-        }
+    /// Causal attention of `tokens` queries at positions `start...` over the cache described by `d`.
+    @inline(__always)
+    static func attention(_ pool: ThreadPool, _ d: inout loom_attention_desc, q: UnsafePointer<Float>, qStride: Int,
+                          out: UnsafeMutablePointer<Float>, outStride: Int, tokens: Int, start: Int,
+                          scratch: UnsafeMutablePointer<Float>) {
+        let rc = loom_attention_prefill(&d, q, Int64(qStride), out, Int64(outStride), Int64(tokens), Int64(start),
+                                        0, 1, scratch)
+        assert(rc == 0, "attention arguments validated at build time")
     }
 
-    /// Causal GQA attention of one query token over cache positions `0..<length`.
-    static func attention(query: UnsafePointer<Float>, keys: UnsafeRawPointer, values: UnsafeRawPointer,
-                          f16: Bool, length: Int, heads: Int, kvHeads: Int, headDim: Int,
-                          out: UnsafeMutablePointer<Float>, scores: UnsafeMutablePointer<Float>) {
-        let kvStride = kvHeads * headDim
-        let group = heads / kvHeads
-        let scale = 1 / Float(headDim).squareRoot()
-        func load(_ base: UnsafeRawPointer, _ index: Int) -> Float {
-            f16 ? loom_fp16_to_fp32(base.assumingMemoryBound(to: UInt16.self)[index])
-                : base.assumingMemoryBound(to: Float.self)[index]
-        }
-        for h in 0..<heads {
-            let q = query + h * headDim
-            let kvOffset = (h / group) * headDim
-            var maxScore = -Float.infinity
-            for t in 0..<length {
-                var dot: Float = 0
-                for i in 0..<headDim { dot += q[i] * load(keys, t * kvStride + kvOffset + i) }
-                scores[t] = dot * scale
-                maxScore = max(maxScore, scores[t])
-            }
-            var sum: Float = 0
-            for t in 0..<length {
-                scores[t] = (scores[t] - maxScore).exp
-                sum += scores[t]
-            }
-            let o = out + h * headDim
-            for i in 0..<headDim { o[i] = 0 }
-            for t in 0..<length {
-                let w = scores[t] / sum
-                for i in 0..<headDim { o[i] += w * load(values, t * kvStride + kvOffset + i) }
-            }
-        }
+    /// `y = silu(gate) * up` over `n` floats (y may alias gate).
+    @inline(__always)
+    static func swiglu(_ pool: ThreadPool, _ y: UnsafeMutablePointer<Float>, gate: UnsafePointer<Float>,
+                       up: UnsafePointer<Float>, count n: Int) {
+        loom_swiglu(y, gate, up, Int64(n))
     }
 
-    /// `gate[i] = silu(gate[i]) * up[i]`.
-    static func swiglu(gate: UnsafeMutablePointer<Float>, up: UnsafePointer<Float>, count: Int) {
-        for i in 0..<count {
-            let g = gate[i]
-            gate[i] = g / (1 + (-g).exp) * up[i]
+    /// Scratch floats `matmul` needs for rows of `columns` elements.
+    static func matmulScratchFloats(_ pool: ThreadPool, columns: Int) -> Int { 0 }
+
+    /// Scratch floats `attention` needs when the last query sees `positions` positions.
+    static func attentionScratchFloats(_ pool: ThreadPool, _ d: loom_attention_desc, positions: Int) -> Int {
+        // The size depends only on the geometry, but the C validator also wants K/V pointers:
+        // point it at a dummy until a cache is bound.
+        var dummy: Float = 0
+        return withUnsafePointer(to: &dummy) { p in
+            var probe = d
+            probe.k = UnsafeRawPointer(p)
+            probe.v = UnsafeRawPointer(p)
+            return Int(loom_attention_scratch_floats(&probe, Int64(positions)))
         }
     }
 }
-
-private extension Float {
-    var exp: Float { Float(Foundation_exp(Double(self))) }
-}
-
-#if canImport(Glibc)
-import Glibc
-private func Foundation_exp(_ x: Double) -> Double { Glibc.exp(x) }
-#else
-import Darwin
-private func Foundation_exp(_ x: Double) -> Double { Darwin.exp(x) }
-#endif

@@ -1,3 +1,5 @@
+import CTensor
+
 /// The activation buffers of one transformer (llama2.c's `RunState`): allocated once when the
 /// transformer is built, sized for `maxBatch` tokens, reused by every forward pass.
 ///
@@ -17,49 +19,40 @@ final class RunState {
     let gate, up: UnsafeMutablePointer<Float>
     /// Logits `[B × vocab]` (only the rows asked for are written).
     let logits: UnsafeMutablePointer<Float>
-    /// RoPE cosines and sines per token `[B × rotated/2]`.
-    let cos, sin: UnsafeMutablePointer<Float>
-    /// Attention scores `[heads × context]`.
-    let scores: UnsafeMutablePointer<Float>
-    /// RoPE inverse frequencies `[rotated/2]`, float64 so angles are exact before rounding.
-    let inverseFrequencies: UnsafeMutablePointer<Double>
+    /// RoPE cos/sin table of the batch (`loom_rope_cache_floats(B)`).
+    let ropeTable: UnsafeMutablePointer<Float>
+    /// Attention scratch for every thread, for queries that see up to `context` positions.
+    let attentionScratch: UnsafeMutablePointer<Float>
+    /// Dequantized weight tiles for the batched (sgemm) matmul path, every thread.
+    let matmulScratch: UnsafeMutablePointer<Float>
+    /// Positions of the batch's tokens `[B]`.
+    let positions: UnsafeMutablePointer<Int32>
 
     private let arena: UnsafeMutablePointer<Float>
 
-    init(config c: ModelDescription, maxBatch b: Int, context: Int, frequencyFactors: UnsafePointer<Float>?) {
-        let half = c.rope.dimensionCount / 2
+    init(config c: ModelDescription, maxBatch b: Int, ropeTableFloats: Int, attentionScratchFloats: Int,
+         matmulScratchFloats: Int) {
         let sizes = [b * c.embeddingLength, b * c.embeddingLength, b * c.queryLength, b * c.kvLength, b * c.kvLength,
                      b * c.queryLength, b * c.feedForwardLength, b * c.feedForwardLength, b * c.vocabularySize,
-                     b * half, b * half, c.headCount * context]
+                     ropeTableFloats, attentionScratchFloats, matmulScratchFloats]
         // Each buffer starts on a 64-byte boundary (16 floats) for the SIMD kernels.
         let padded = sizes.map { ($0 + 15) / 16 * 16 }
-        arena = UnsafeMutablePointer<Float>.allocate(capacity: padded.reduce(0, +))
-        arena.initialize(repeating: 0, count: padded.reduce(0, +))
+        let total = padded.reduce(0, +)
+        arena = UnsafeMutablePointer<Float>.allocate(capacity: total)
+        arena.initialize(repeating: 0, count: total)
         var offsets: [Int] = []
         var at = 0
         for p in padded { offsets.append(at); at += p }
         x = arena + offsets[0]; xb = arena + offsets[1]; q = arena + offsets[2]
         k = arena + offsets[3]; v = arena + offsets[4]; attention = arena + offsets[5]
         gate = arena + offsets[6]; up = arena + offsets[7]; logits = arena + offsets[8]
-        cos = arena + offsets[9]; sin = arena + offsets[10]; scores = arena + offsets[11]
-
-        inverseFrequencies = .allocate(capacity: max(half, 1))
-        for i in 0..<half {
-            // theta_i = base^(-2i/n_rot), divided by the file's per-pair factor when it has one.
-            var f = 1 / pow(c.rope.base, Double(2 * i) / Double(c.rope.dimensionCount))
-            if let frequencyFactors { f /= Double(frequencyFactors[i]) }
-            inverseFrequencies[i] = f / c.rope.linearScale
-        }
+        ropeTable = arena + offsets[9]; attentionScratch = arena + offsets[10]; matmulScratch = arena + offsets[11]
+        positions = .allocate(capacity: b)
+        positions.initialize(repeating: 0, count: b)
     }
 
     deinit {
         arena.deallocate()
-        inverseFrequencies.deallocate()
+        positions.deallocate()
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -8,10 +8,16 @@ import CTensor
 public final class ThreadPool: @unchecked Sendable {
     /// Threads in total, the calling thread included.
     public let threadCount: Int
+    /// The C pool.
+    let pool: OpaquePointer
 
     /// Creates a pool of `threads` threads (the caller counts as one).
     public init(threads: Int) throws(EngineError) {
-        guard threads >= 1 else { throw .invalidConfiguration("thread count \(threads) must be at least 1") }
-        threadCount = threads
+        guard threads >= 1, threads <= 1024 else { throw .invalidConfiguration("thread count \(threads) must be 1...1024") }
+        guard let p = loom_pool_create(Int32(threads)) else { throw .threadPoolUnavailable }
+        pool = p
+        threadCount = Int(loom_pool_size(p))
     }
+
+    deinit { loom_pool_destroy(pool) }
 }

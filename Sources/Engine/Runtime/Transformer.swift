@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CTensor
 
 /// Runs a model's forward pass: tokens at consecutive positions in, logits out, keys and values
 /// appended to a `KVCache`.
@@ -25,7 +21,9 @@ public final class Transformer {
     public let pool: ThreadPool
 
     private let state: RunState
-    private let halfSplit: Bool
+    private var rope: loom_rope_params
+    /// Attention geometry; `k`/`v`/`kv_type` are set per layer and cache.
+    private var attention: loom_attention_desc
 
     /// Builds a transformer for `model`, allocating every buffer the forward pass needs.
     public init(model: Model, configuration: TransformerConfiguration = TransformerConfiguration()) throws(EngineError) {
@@ -37,9 +35,20 @@ public final class Transformer {
         self.configuration = configuration
         contextLength = context
         pool = try ThreadPool(threads: configuration.threads)
-        state = RunState(config: c, maxBatch: configuration.maxBatch, context: context,
-                         frequencyFactors: model.weights.ropeFrequencyFactors)
-        halfSplit = c.rope.style == .halfSplit
+        rope = loom_rope_params(
+            n_dims: Int32(c.rope.dimensionCount),
+            layout: Int32(c.rope.style == .halfSplit ? LOOM_ROPE_NEOX.rawValue : LOOM_ROPE_ADJACENT.rawValue),
+            freq_base: Float(c.rope.base), freq_scale: Float(1 / c.rope.linearScale),
+            freq_factors: model.weights.ropeFrequencyFactors)
+        attention = loom_attention_desc(
+            n_head: Int64(c.headCount), n_kv_head: Int64(c.kvHeadCount), head_dim: Int64(c.headDimension),
+            kv_type: Int32(LOOM_TYPE_F32.rawValue), kv_stride: Int64(c.kvLength), k: nil, v: nil,
+            scale: 1 / Float(c.headDimension).squareRoot())
+        let maxColumns = max(c.embeddingLength, c.queryLength, c.feedForwardLength)
+        state = RunState(config: c, maxBatch: configuration.maxBatch,
+                         ropeTableFloats: Int(loom_rope_cache_floats(Int64(configuration.maxBatch), &rope)),
+                         attentionScratchFloats: Kernels.attentionScratchFloats(pool, attention, positions: context),
+                         matmulScratchFloats: Kernels.matmulScratchFloats(pool, columns: maxColumns))
     }
 
     /// A new empty KV cache sized for this transformer (`contextLength` positions).
@@ -84,71 +93,63 @@ public final class Transformer {
         let w = model.weights
         let s = state
         let dim = c.embeddingLength, qLen = c.queryLength, kvLen = c.kvLength, ff = c.feedForwardLength
+        let hd = c.headDimension
         let eps = Float(c.normEpsilon)
-        let half = c.rope.dimensionCount / 2
 
         // Embeddings: dequantize each token's row into the residual stream.
         for i in 0..<n {
             Kernels.dequantizeRow(type: w.tokenEmbedding.type, source: w.tokenEmbedding.row(Int(tokens[i])),
                                   destination: s.x + i * dim, count: dim)
+            s.positions[i] = Int32(start + i)
         }
-        // RoPE angles per token, in float64 before rounding (the reference computes them so).
-        for i in 0..<n {
-            let p = Double(start + i)
-            for j in 0..<half {
-                let angle = p * s.inverseFrequencies[j]
-                s.cos[i * half + j] = Float(cos(angle))
-                s.sin[i * half + j] = Float(sin(angle))
-            }
-        }
+        // One cos/sin table (angles in float64) serves every layer's Q and K.
+        _ = loom_rope_cache_fill(s.ropeTable, Int64(n), s.positions, &rope)
+        attention.kv_type = Int32(cache.type == .f16 ? LOOM_TYPE_F16.rawValue : LOOM_TYPE_F32.rawValue)
 
-        for (l, b) in w.blocks.enumerated() {
+        for l in 0..<w.blocks.count {
+            let b = w.blocks[l]
             // Attention.
-            for i in 0..<n { Kernels.rmsNorm(s.x + i * dim, gain: b.attentionNorm, out: s.xb + i * dim, count: dim, epsilon: eps) }
-            Kernels.matmul(pool, b.query, x: s.xb, ldx: dim, y: s.q, ldy: qLen, batch: n)
-            Kernels.matmul(pool, b.key, x: s.xb, ldx: dim, y: s.k, ldy: kvLen, batch: n)
-            Kernels.matmul(pool, b.value, x: s.xb, ldx: dim, y: s.v, ldy: kvLen, batch: n)
+            Kernels.rmsNorm(pool, s.x, gain: b.attentionNorm, out: s.xb, count: dim, rows: n, stride: dim, epsilon: eps)
+            Kernels.matmul(pool, b.query, x: s.xb, ldx: dim, y: s.q, ldy: qLen, batch: n, scratch: s.matmulScratch)
+            Kernels.matmul(pool, b.key, x: s.xb, ldx: dim, y: s.k, ldy: kvLen, batch: n, scratch: s.matmulScratch)
+            Kernels.matmul(pool, b.value, x: s.xb, ldx: dim, y: s.v, ldy: kvLen, batch: n, scratch: s.matmulScratch)
             if let qb = b.queryBias, let kb = b.keyBias, let vb = b.valueBias {
                 for i in 0..<n {
-                    Self.add(qb, into: s.q + i * qLen, count: qLen)
-                    Self.add(kb, into: s.k + i * kvLen, count: kvLen)
-                    Self.add(vb, into: s.v + i * kvLen, count: kvLen)
+                    loom_add(s.q + i * qLen, s.q + i * qLen, qb, Int64(qLen))
+                    loom_add(s.k + i * kvLen, s.k + i * kvLen, kb, Int64(kvLen))
+                    loom_add(s.v + i * kvLen, s.v + i * kvLen, vb, Int64(kvLen))
                 }
             }
+            _ = loom_rope_cached(s.q, Int64(n), Int64(c.headCount), Int64(hd), Int64(qLen), s.ropeTable, &rope)
+            _ = loom_rope_cached(s.k, Int64(n), Int64(c.kvHeadCount), Int64(hd), Int64(kvLen), s.ropeTable, &rope)
             for i in 0..<n {
-                let cs = s.cos + i * half, sn = s.sin + i * half
-                Kernels.rope(s.q + i * qLen, heads: c.headCount, headDim: c.headDimension, rotated: c.rope.dimensionCount,
-                             cos: cs, sin: sn, halfSplit: halfSplit)
-                Kernels.rope(s.k + i * kvLen, heads: c.kvHeadCount, headDim: c.headDimension, rotated: c.rope.dimensionCount,
-                             cos: cs, sin: sn, halfSplit: halfSplit)
                 cache.store(layer: l, position: start + i, key: s.k + i * kvLen, value: s.v + i * kvLen)
             }
-            for i in 0..<n {
-                Kernels.attention(query: s.q + i * qLen, keys: cache.keys(layer: l), values: cache.values(layer: l),
-                                  f16: cache.type == .f16, length: start + i + 1, heads: c.headCount,
-                                  kvHeads: c.kvHeadCount, headDim: c.headDimension,
-                                  out: s.attention + i * qLen, scores: s.scores)
-            }
-            Kernels.matmul(pool, b.attentionOutput, x: s.attention, ldx: qLen, y: s.xb, ldy: dim, batch: n)
-            Self.add(s.xb, into: s.x, count: n * dim)
+            attention.k = cache.keys(layer: l)
+            attention.v = cache.values(layer: l)
+            Kernels.attention(pool, &attention, q: s.q, qStride: qLen, out: s.attention, outStride: qLen, tokens: n,
+                              start: start, scratch: s.attentionScratch)
+            Kernels.matmul(pool, b.attentionOutput, x: s.attention, ldx: qLen, y: s.xb, ldy: dim, batch: n,
+                           scratch: s.matmulScratch)
+            loom_add(s.x, s.x, s.xb, Int64(n * dim))
 
             // Feed-forward: down(silu(gate(h)) * up(h)).
-            for i in 0..<n { Kernels.rmsNorm(s.x + i * dim, gain: b.ffnNorm, out: s.xb + i * dim, count: dim, epsilon: eps) }
-            Kernels.matmul(pool, b.ffnGate, x: s.xb, ldx: dim, y: s.gate, ldy: ff, batch: n)
-            Kernels.matmul(pool, b.ffnUp, x: s.xb, ldx: dim, y: s.up, ldy: ff, batch: n)
-            Kernels.swiglu(gate: s.gate, up: s.up, count: n * ff)
-            Kernels.matmul(pool, b.ffnDown, x: s.gate, ldx: ff, y: s.xb, ldy: dim, batch: n)
-            Self.add(s.xb, into: s.x, count: n * dim)
+            Kernels.rmsNorm(pool, s.x, gain: b.ffnNorm, out: s.xb, count: dim, rows: n, stride: dim, epsilon: eps)
+            Kernels.matmul(pool, b.ffnGate, x: s.xb, ldx: dim, y: s.gate, ldy: ff, batch: n, scratch: s.matmulScratch)
+            Kernels.matmul(pool, b.ffnUp, x: s.xb, ldx: dim, y: s.up, ldy: ff, batch: n, scratch: s.matmulScratch)
+            Kernels.swiglu(pool, s.gate, gate: s.gate, up: s.up, count: n * ff)
+            Kernels.matmul(pool, b.ffnDown, x: s.gate, ldx: ff, y: s.xb, ldy: dim, batch: n, scratch: s.matmulScratch)
+            loom_add(s.x, s.x, s.xb, Int64(n * dim))
         }
         cache.commit(count: start + n)
 
         // Final norm and LM head, only for the rows asked for.
         let first = rows == .all ? 0 : n - 1
         let count = n - first
-        for i in first..<n {
-            Kernels.rmsNorm(s.x + i * dim, gain: w.outputNorm, out: s.xb + (i - first) * dim, count: dim, epsilon: eps)
-        }
-        Kernels.matmul(pool, w.output, x: s.xb, ldx: dim, y: s.logits, ldy: c.vocabularySize, batch: count)
+        Kernels.rmsNorm(pool, s.x + first * dim, gain: w.outputNorm, out: s.xb, count: dim, rows: count, stride: dim,
+                        epsilon: eps)
+        Kernels.matmul(pool, w.output, x: s.xb, ldx: dim, y: s.logits, ldy: c.vocabularySize, batch: count,
+                       scratch: s.matmulScratch)
         return UnsafeBufferPointer(start: s.logits, count: count * c.vocabularySize)
     }
 
@@ -189,10 +190,5 @@ public final class Transformer {
         }
         if let failure { throw failure }
         return result
-    }
-
-    @inline(__always)
-    private static func add(_ a: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { y[i] += a[i] }
     }
 }
