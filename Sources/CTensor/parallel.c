@@ -1,0 +1,201 @@
+// Pool-parallel forms of the forward pass's operations (see loom_parallel.h).
+#include "loom_parallel.h"
+#include "loom_blas.h"
+#include "loom_quant.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+// Weight rows dequantized per sgemm call: 64 rows × K floats stay within L2 for K up to ~2k and
+// give sgemm an N wide enough for its full-width tiles.
+#define BLAS_TILE_ROWS 64
+
+// Crossover batch sizes, measured on AMD Zen 3 (AVX2) for SmolLM2-135M shapes (N=1536, K=576,
+// Q4_K and Q8_0 weights, one thread): below them loom_matmul's fused dequantize-dot beats
+// dequantizing a 64-row tile and running sgemm on it. OpenBLAS (Haswell kernels) overtakes at
+// 16 rows; Loom's own sgemm, slower on skinny products, at 32.
+#define BLAS_MIN_BATCH_OPENBLAS 16
+#define BLAS_MIN_BATCH_OWN 32
+
+void loom_split_range(int64_t n, int ith, int nth, int64_t align, int64_t *begin, int64_t *end) {
+    if (nth < 1) nth = 1;
+    if (align < 1) align = 1;
+    int64_t units = (n + align - 1) / align;
+    int64_t u0 = units * ith / nth, u1 = units * (ith + 1) / nth;
+    int64_t b = u0 * align, e = u1 * align;
+    *begin = b < n ? b : n;
+    *end = e < n ? e : n;
+}
+
+// MARK: - Matrix-vector
+
+typedef struct {
+    int type;
+    const void *w;
+    size_t row_bytes;
+    int64_t n_cols, n_rows;
+    const float *x;
+    float *y;
+} matvec_task;
+
+static void matvec_run(void *p, int ith, int nth) {
+    const matvec_task *t = p;
+    int64_t r0, r1;
+    loom_split_range(t->n_rows, ith, nth, LOOM_PAR_ROW_ALIGN, &r0, &r1);
+    if (r0 < r1) loom_matvec(t->type, t->w, t->row_bytes, t->n_cols, t->x, t->y, r0, r1);
+}
+
+void loom_par_matvec(loom_pool *pool, int type, const void *w, size_t row_bytes, int64_t n_cols, const float *x,
+                     float *y, int64_t n_rows) {
+    matvec_task t = {type, w, row_bytes, n_cols, n_rows, x, y};
+    loom_pool_run(pool, matvec_run, &t);
+}
+
+// MARK: - Matrix-matrix
+
+int64_t loom_blas_min_batch(void) {
+    // Idempotent: racing first calls compute the same value.
+    static _Atomic int64_t cached = -1;
+    int64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v < 0) {
+        const char *env = getenv("LOOM_BLAS_MIN_BATCH");
+        long e = env ? strtol(env, NULL, 10) : 0;
+        v = e > 0 ? e : 0;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    if (v > 0) return v;
+    return loom_blas_backend_active() == LOOM_BLAS_OPENBLAS ? BLAS_MIN_BATCH_OPENBLAS : BLAS_MIN_BATCH_OWN;
+}
+
+size_t loom_par_matmul_scratch_floats(const loom_pool *pool, int64_t n_cols) {
+    return (size_t)loom_pool_size(pool) * BLAS_TILE_ROWS * (size_t)(n_cols > 0 ? n_cols : 0);
+}
+
+typedef struct {
+    int type;
+    const void *w;
+    size_t row_bytes;
+    int64_t n_cols, n_rows;
+    const float *x;
+    int64_t ldx;
+    float *y;
+    int64_t ldy, n_batch;
+    float *scratch;
+} matmul_task;
+
+static void matmul_run(void *p, int ith, int nth) {
+    const matmul_task *t = p;
+    int64_t r0, r1;
+    loom_split_range(t->n_rows, ith, nth, LOOM_PAR_ROW_ALIGN, &r0, &r1);
+    if (r0 < r1) loom_matmul(t->type, t->w, t->row_bytes, t->n_cols, t->x, t->ldx, t->y, t->ldy, t->n_batch, r0, r1);
+}
+
+static void matmul_blas_run(void *p, int ith, int nth) {
+    const matmul_task *t = p;
+    int64_t r0, r1;
+    loom_split_range(t->n_rows, ith, nth, LOOM_PAR_ROW_ALIGN, &r0, &r1);
+    if (r0 >= r1) return;
+    if (t->type == LOOM_TYPE_F32 && t->row_bytes % sizeof(float) == 0) {
+        // F32 weights are already sgemm's B operand.
+        const float *b = (const float *)((const char *)t->w + (size_t)r0 * t->row_bytes);
+        loom_sgemm(t->n_batch, r1 - r0, t->n_cols, t->x, t->ldx, b, (int64_t)(t->row_bytes / sizeof(float)),
+                   t->y + r0, t->ldy);
+        return;
+    }
+    float *tile = t->scratch + (size_t)ith * BLAS_TILE_ROWS * (size_t)t->n_cols;
+    for (int64_t r = r0; r < r1; r += BLAS_TILE_ROWS) {
+        int64_t nr = r1 - r < BLAS_TILE_ROWS ? r1 - r : BLAS_TILE_ROWS;
+        for (int64_t i = 0; i < nr; i++)
+            loom_dequantize_row(t->type, (const char *)t->w + (size_t)(r + i) * t->row_bytes, tile + i * t->n_cols,
+                                t->n_cols);
+        loom_sgemm(t->n_batch, nr, t->n_cols, t->x, t->ldx, tile, t->n_cols, t->y + r, t->ldy);
+    }
+}
+
+void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t n_rows,
+                     const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch, float *scratch) {
+    matmul_task t = {type, w, row_bytes, n_cols, n_rows, x, ldx, y, ldy, n_batch, scratch};
+    int blas = n_batch >= loom_blas_min_batch() && (scratch || type == LOOM_TYPE_F32);
+    loom_pool_run(pool, blas ? matmul_blas_run : matmul_run, &t);
+}
+
+// MARK: - Attention
+
+size_t loom_par_attention_scratch_floats(const loom_pool *pool, const loom_attention_desc *d, int64_t n_kv) {
+    return (size_t)loom_pool_size(pool) * loom_attention_scratch_floats(d, n_kv);
+}
+
+typedef struct {
+    const loom_attention_desc *d;
+    const float *q;
+    int64_t q_stride;
+    float *out;
+    int64_t out_stride, n_tokens, pos0;
+    float *scratch;
+    size_t scratch_per_thread;
+    _Atomic int failed;
+} attention_task;
+
+static void attention_run(void *p, int ith, int nth) {
+    attention_task *t = p;
+    float *scratch = t->scratch + (size_t)ith * t->scratch_per_thread;
+    int rc;
+    if (t->n_tokens == 1) {
+        int64_t h0, h1;
+        loom_split_range(t->d->n_head, ith, nth, 1, &h0, &h1);
+        rc = h0 < h1 ? loom_attention(t->d, t->q, t->out, t->pos0 + 1, h0, h1, scratch) : 0;
+    } else {
+        rc = loom_attention_prefill(t->d, t->q, t->q_stride, t->out, t->out_stride, t->n_tokens, t->pos0, ith, nth,
+                                    scratch);
+    }
+    if (rc != 0) t->failed = 1;
+}
+
+int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
+                       int64_t out_stride, int64_t n_tokens, int64_t pos0, float *scratch) {
+    if (!d || !scratch || n_tokens < 0 || pos0 < 0) return -1;
+    if (n_tokens == 0) return 0;
+    size_t per = loom_attention_scratch_floats(d, pos0 + n_tokens);
+    if (per == 0) return -1;
+    attention_task t = {d, q, q_stride, out, out_stride, n_tokens, pos0, scratch, per, 0};
+    loom_pool_run(pool, attention_run, &t);
+    return t.failed ? -1 : 0;
+}
+
+// MARK: - Element-wise
+
+typedef struct {
+    float *y;
+    const float *x, *w, *up;
+    int64_t n, n_rows, stride;
+    float eps;
+} rows_task;
+
+static void rmsnorm_run(void *p, int ith, int nth) {
+    const rows_task *t = p;
+    int64_t r0, r1;
+    loom_split_range(t->n_rows, ith, nth, 1, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) loom_rmsnorm(t->y + r * t->stride, t->x + r * t->stride, t->w, t->n, t->eps);
+}
+
+void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w, int64_t n, int64_t n_rows,
+                      int64_t stride, float eps) {
+    rows_task t = {y, x, w, NULL, n, n_rows, stride, eps};
+    if (n_rows <= 1) {
+        if (n_rows == 1) loom_rmsnorm(y, x, w, n, eps);
+        return;
+    }
+    loom_pool_run(pool, rmsnorm_run, &t);
+}
+
+static void swiglu_run(void *p, int ith, int nth) {
+    const rows_task *t = p;
+    int64_t i0, i1;
+    loom_split_range(t->n, ith, nth, 64, &i0, &i1);
+    if (i0 < i1) loom_swiglu(t->y + i0, t->x + i0, t->up + i0, i1 - i0);
+}
+
+void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
+    rows_task t = {y, gate, NULL, up, n, 0, 0, 0.0f};
+    loom_pool_run(pool, swiglu_run, &t);
+}
