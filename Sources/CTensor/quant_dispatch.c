@@ -53,23 +53,33 @@ static int type_slot(int type) {
     }
 }
 
-static const loom_quant_traits *tier_table(void) {
+// Tiers above what the machine runs are clamped, so a tier-explicit call is always safe.
+static loom_isa usable(loom_isa isa) {
+    loom_isa best = loom_isa_best();
+    return isa < best ? isa : best;
+}
+
+static const loom_quant_traits *tier_table(loom_isa isa) {
 #if defined(__x86_64__)
-    if (loom_isa_active() >= LOOM_ISA_AVX2) return table_avx2;
+    if (usable(isa) >= LOOM_ISA_AVX2) return table_avx2;
+#else
+    (void)isa;
 #endif
     return table_ref;
 }
 
-static loom_quant_act_fn quantizer(void) {
+static loom_quant_act_fn quantizer(loom_isa isa) {
 #if defined(__x86_64__)
-    if (loom_isa_active() >= LOOM_ISA_AVX2) return loom_quantize_a16_avx2;
+    if (usable(isa) >= LOOM_ISA_AVX2) return loom_quantize_a16_avx2;
+#else
+    (void)isa;
 #endif
     return loom_quantize_a16_ref;
 }
 
-static const loom_quant_traits *traits_for(int type) {
+static const loom_quant_traits *traits_for(loom_isa isa, int type) {
     int s = type_slot(type);
-    return s < 0 ? 0 : &tier_table()[s];
+    return s < 0 ? 0 : &tier_table(isa)[s];
 }
 
 bool loom_type_is_float(int type) {
@@ -78,13 +88,21 @@ bool loom_type_is_float(int type) {
 
 size_t loom_activation_bytes(int64_t n) { return loom_a16_bytes(n); }
 
+void loom_quantize_activation_isa(loom_isa isa, const float *x, int64_t n, void *dst) {
+    quantizer(isa)(x, dst, n);
+}
+
 void loom_quantize_activation(const float *x, int64_t n, void *dst) {
-    quantizer()(x, dst, n);
+    loom_quantize_activation_isa(loom_isa_active(), x, n, dst);
+}
+
+void loom_dequantize_row_isa(loom_isa isa, int type, const void *src, float *dst, int64_t n) {
+    const loom_quant_traits *t = traits_for(isa, type);
+    if (t) t->dequantize(src, dst, n);
 }
 
 void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
-    const loom_quant_traits *t = traits_for(type);
-    if (t) t->dequantize(src, dst, n);
+    loom_dequantize_row_isa(loom_isa_active(), type, src, dst, n);
 }
 
 // The default entry points quantize x on the stack, a column chunk at a time, so they never
@@ -92,15 +110,10 @@ void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
 // in one pass for a matvec; longer rows (and batches) accumulate chunk by chunk.
 #define STACK_A16_COLS 8192
 
-void loom_matvec(int type, const void *w, size_t row_bytes, int64_t n_cols,
-                 const float *x, float *y, int64_t r_begin, int64_t r_end) {
-    loom_matmul(type, w, row_bytes, n_cols, x, n_cols, y, 0, 1, r_begin, r_end);
-}
-
-void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
-                 const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
-                 int64_t r_begin, int64_t r_end) {
-    const loom_quant_traits *t = traits_for(type);
+void loom_matmul_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
+                     const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
+                     int64_t r_begin, int64_t r_end) {
+    const loom_quant_traits *t = traits_for(isa, type);
     if (!t || r_end <= r_begin || n_batch <= 0) return;
     if (t->float_activations) {
         t->product(w, row_bytes, n_cols, x, ldx, 0, 0, y, ldy, n_batch, r_begin, r_end, 0);
@@ -108,7 +121,7 @@ void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
     }
     // float storage keeps the buffer 4-byte aligned for the A16 scale and sum arrays.
     float stack[STACK_A16_COLS * 5 / 8];
-    loom_quant_act_fn quantize = quantizer();
+    loom_quant_act_fn quantize = quantizer(isa);
     int64_t qk = loom_type_block_elems(type);
     size_t block_bytes = loom_type_block_bytes(type);
     for (int64_t b0 = 0; b0 < n_batch; b0 += 32) {
@@ -126,17 +139,34 @@ void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
     }
 }
 
-void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
-                   const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end) {
-    const loom_quant_traits *t = traits_for(type);
-    if (!t || r_end <= r_begin) return;
-    t->product(w, row_bytes, n_cols, x, n_cols, xq, 0, y, 0, 1, r_begin, r_end, 0);
+void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                 const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
+                 int64_t r_begin, int64_t r_end) {
+    loom_matmul_isa(loom_isa_active(), type, w, row_bytes, n_cols, x, ldx, y, ldy, n_batch, r_begin, r_end);
+}
+
+void loom_matvec(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                 const float *x, float *y, int64_t r_begin, int64_t r_end) {
+    loom_matmul_isa(loom_isa_active(), type, w, row_bytes, n_cols, x, n_cols, y, 0, 1, r_begin, r_end);
+}
+
+void loom_matmul_q_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
+                       const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                       float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
+    const loom_quant_traits *t = traits_for(isa, type);
+    if (!t || r_end <= r_begin || n_batch <= 0) return;
+    t->product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, 0);
 }
 
 void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, int64_t ldx, const void *xq, size_t xq_stride,
                    float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
-    const loom_quant_traits *t = traits_for(type);
-    if (!t || r_end <= r_begin || n_batch <= 0) return;
-    t->product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, 0);
+    loom_matmul_q_isa(loom_isa_active(), type, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch,
+                      r_begin, r_end);
+}
+
+void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                   const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end) {
+    loom_matmul_q_isa(loom_isa_active(), type, w, row_bytes, n_cols, x, n_cols, xq, loom_a16_bytes(n_cols), y, 0, 1,
+                      r_begin, r_end);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "loom_cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,13 +85,25 @@ void loom_quantize_activation(const float *x, int64_t n, void *dst);
 void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end);
 
-/// loom_matmul with every column already quantized: column b's A16 blocks start at
-/// xq + b*xq_stride bytes (xq_stride: at least loom_activation_bytes(n_cols) and a multiple
-/// of loom_activation_bytes(32)).
+/// loom_matmul with every column already quantized: column b's A16 row starts at
+/// xq + b*xq_stride bytes (xq_stride >= loom_activation_bytes(n_cols), a multiple of 4).
 /// Float weight types read `x`/`ldx` instead; quantized types ignore them.
 void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, int64_t ldx, const void *xq, size_t xq_stride,
                    float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
+
+// ---- Tier-explicit forms ----------------------------------------------------------------
+// The same operations at a given kernel tier (clamped to loom_isa_best()), independent of the
+// process-wide loom_isa_active(): tests and `loom bench kernels` compare tiers with them.
+
+void loom_dequantize_row_isa(loom_isa isa, int type, const void *src, float *dst, int64_t n);
+void loom_quantize_activation_isa(loom_isa isa, const float *x, int64_t n, void *dst);
+void loom_matmul_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
+                     const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
+                     int64_t r_begin, int64_t r_end);
+void loom_matmul_q_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
+                       const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                       float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
 
 #ifdef __cplusplus
 }
