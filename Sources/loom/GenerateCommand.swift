@@ -28,7 +28,7 @@ enum GenerateCommand: LoomCommand {
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         let steps = try args.int("n", default: 128)
         guard steps >= 0 else { throw UsageError("-n must not be negative") }
-        let sampling = try samplingRequested(args)
+        let parameters = try samplingParameters(args)
 
         let model = try Model(path: args.modelPath)
         // The tokenizer is needed for -p and for text output; ids-only runs work without one.
@@ -46,7 +46,6 @@ enum GenerateCommand: LoomCommand {
             throw UsageError("a prompt is required (--ids or -p)")
         }
         guard !promptIDs.isEmpty else { throw UsageError("the prompt is empty") }
-        if sampling { throw RuntimeError("sampling needs CTensor's sampler, which this build does not have yet; use --greedy") }
 
         let transformer = try EngineOptions.transformer(args, model: model, positions: promptIDs.count + steps)
         let cache = try transformer.makeCache()
@@ -54,14 +53,17 @@ enum GenerateCommand: LoomCommand {
             Set(tokenizer?.endOfGenerationTokens ?? model.config.specialTokens.endOfGenerationIDs.map { Int32($0) })
         let json = args.has("json")
         var decoder = tokenizer.map { StreamingDecoder(tokenizer: $0) }
+        let sampler = try Sampler(vocabularySize: model.config.vocabularySize, parameters: parameters)
+        for id in promptIDs { sampler.accept(id) }
 
         var generated: [Int32] = []
         var text = ""
         if steps > 0 {
             var logits = try transformer.evaluate(promptIDs, cache: cache)
             while generated.count < steps {
-                let next = Int32(argmax(logits))
+                guard let next = sampler.sample(logits) else { throw RuntimeError("no token can be sampled (all logits non-finite)") }
                 if stop.contains(next) { break }
+                sampler.accept(next)
                 generated.append(next)
                 if decoder != nil {
                     let piece = try decoder!.append(next)
@@ -89,18 +91,29 @@ enum GenerateCommand: LoomCommand {
         }
     }
 
-    /// True when the arguments ask for sampling rather than argmax decoding.
-    static func samplingRequested(_ args: Arguments) throws(UsageError) -> Bool {
+    /// Greedy unless a sampling option is given; sampling options left out are off (top-k,
+    /// top-p) or neutral (temperature 1, seed 0).
+    static func samplingParameters(_ args: Arguments) throws(UsageError) -> SamplingParameters {
         let sampled = ["temperature", "top-k", "top-p", "seed"].contains { args.value($0) != nil }
         if sampled && args.has("greedy") { throw UsageError("--greedy excludes --temperature/--top-k/--top-p/--seed") }
-        if let t = try args.double("temperature"), t == 0 { return false }
-        return sampled
-    }
-
-    /// The index of the largest logit (lowest index on ties).
-    static func argmax(_ logits: UnsafeBufferPointer<Float>) -> Int {
-        var best = 0
-        for i in 1..<logits.count where logits[i] > logits[best] { best = i }
-        return best
+        guard sampled else { return .greedy }
+        var p = SamplingParameters()
+        if let t = try args.double("temperature") {
+            guard t >= 0, t.isFinite else { throw UsageError("--temperature must be a non-negative number") }
+            p.temperature = Float(t)
+        }
+        if let k = try args.int("top-k") {
+            guard k >= 0 else { throw UsageError("--top-k must not be negative") }
+            p.topK = k
+        }
+        if let top = try args.double("top-p") {
+            guard top > 0, top <= 1 else { throw UsageError("--top-p must be in (0, 1]") }
+            p.topP = Float(top)
+        }
+        if let raw = args.value("seed") {
+            guard let seed = UInt64(raw) else { throw UsageError("--seed expects a non-negative integer, got '\(raw)'") }
+            p.seed = seed
+        }
+        return p
     }
 }
