@@ -91,7 +91,9 @@ static inline bool keep_spinning(spin_state *s) {
 static void *worker_main(void *p) {
     struct worker_arg *arg = p;
     loom_pool *pool = arg->pool;
-    uint32_t seen = atomic_load_explicit(&pool->gen, memory_order_acquire);
+    // Not a load of gen: a run may be dispatched before this thread first gets scheduled, and
+    // that run must count as new. gen is 0 when the pool is created and only runs bump it.
+    uint32_t seen = 0;
     for (;;) {
         uint32_t g;
         spin_state spin = {0, 0};

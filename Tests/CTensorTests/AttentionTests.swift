@@ -1,0 +1,166 @@
+import CTensor
+import Foundation
+import Testing
+
+/// Attention over F32 and F16 KV caches against a naive float64 implementation.
+@Suite struct AttentionTests {
+    struct Cache {
+        var k: [Float]
+        var v: [Float]
+        var k16: [UInt16]
+        var v16: [UInt16]
+        let nHead: Int, nKVHead: Int, headDim: Int, ctx: Int
+        var stride: Int { nKVHead * headDim }
+
+        init(nHead: Int, nKVHead: Int, headDim: Int, ctx: Int, gen: inout OpsSupport.Numbers) {
+            self.nHead = nHead
+            self.nKVHead = nKVHead
+            self.headDim = headDim
+            self.ctx = ctx
+            k = gen.floats(ctx * nKVHead * headDim, -2, 2)
+            v = gen.floats(ctx * nKVHead * headDim, -2, 2)
+            k16 = k.map { loom_fp32_to_fp16($0) }
+            v16 = v.map { loom_fp32_to_fp16($0) }
+        }
+
+        /// The values the kernel sees for this KV type (F16 caches hold rounded values).
+        func values(f16: Bool) -> ([Float], [Float]) {
+            f16 ? (k16.map { loom_fp16_to_fp32($0) }, v16.map { loom_fp16_to_fp32($0) }) : (k, v)
+        }
+
+        /// Naive float64 attention of one token's query (all heads) over positions [0, nKV).
+        func reference(q: [Float], nKV: Int, scale: Float, f16: Bool) -> [Double] {
+            let (kk, vv) = values(f16: f16)
+            let g = nHead / nKVHead
+            var out = [Double](repeating: 0, count: nHead * headDim)
+            for h in 0..<nHead {
+                let kvh = h / g
+                var s = [Double](repeating: 0, count: nKV)
+                for t in 0..<nKV {
+                    var d = 0.0
+                    for i in 0..<headDim { d += Double(q[h * headDim + i]) * Double(kk[t * stride + kvh * headDim + i]) }
+                    s[t] = d * Double(scale)
+                }
+                let m = s.max()!
+                let e = s.map { exp($0 - m) }
+                let z = e.reduce(0, +)
+                for t in 0..<nKV {
+                    for i in 0..<headDim {
+                        out[h * headDim + i] += e[t] / z * Double(vv[t * stride + kvh * headDim + i])
+                    }
+                }
+            }
+            return out
+        }
+
+        func withDesc<R>(f16: Bool, scale: Float, _ body: (inout loom_attention_desc) -> R) -> R {
+            func run(_ kp: UnsafeRawPointer, _ vp: UnsafeRawPointer) -> R {
+                var d = loom_attention_desc(n_head: Int64(nHead), n_kv_head: Int64(nKVHead), head_dim: Int64(headDim),
+                                            kv_type: f16 ? 1 : 0, kv_stride: Int64(stride), k: kp, v: vp, scale: scale)
+                return body(&d)
+            }
+            if f16 {
+                return k16.withUnsafeBytes { kb in v16.withUnsafeBytes { vb in run(kb.baseAddress!, vb.baseAddress!) } }
+            }
+            return k.withUnsafeBytes { kb in v.withUnsafeBytes { vb in run(kb.baseAddress!, vb.baseAddress!) } }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func decodeMatchesFloat64WithGroupedHeads(f16: Bool) {
+        var gen = OpsSupport.Numbers(seed: 20)
+        let shapes: [(nHead: Int, nKVHead: Int, headDim: Int)] = [(6, 2, 64), (4, 4, 40), (9, 3, 7), (2, 1, 128)]
+        OpsSupport.forEachTier { tier in
+            for s in shapes {
+                let cache = Cache(nHead: s.nHead, nKVHead: s.nKVHead, headDim: s.headDim, ctx: 40, gen: &gen)
+                let scale = 1 / Float(s.headDim).squareRoot()
+                for nKV in [1, 5, 17, 40] {
+                    let q = gen.floats(s.nHead * s.headDim, -2, 2)
+                    var out = [Float](repeating: .nan, count: s.nHead * s.headDim)
+                    let rc = cache.withDesc(f16: f16, scale: scale) { d -> Int32 in
+                        var scratch = [Float](repeating: 0, count: loom_attention_scratch_floats(&d, Int64(nKV)))
+                        return loom_attention(&d, q, &out, Int64(nKV), 0, Int64(s.nHead), &scratch)
+                    }
+                    #expect(rc == 0)
+                    let ref = cache.reference(q: q, nKV: nKV, scale: scale, f16: f16)
+                    #expect(OpsSupport.maxRelError(out, ref) < 5e-6, "tier \(tier) \(s) nKV \(nKV) f16 \(f16)")
+                }
+            }
+        }
+    }
+
+    @Test func headRangesComposeToTheFullResult() {
+        var gen = OpsSupport.Numbers(seed: 21)
+        let cache = Cache(nHead: 9, nKVHead: 3, headDim: 16, ctx: 12, gen: &gen)
+        let q = gen.floats(9 * 16)
+        var whole = [Float](repeating: 0, count: 9 * 16), parts = whole
+        cache.withDesc(f16: false, scale: 0.25) { d in
+            var scratch = [Float](repeating: 0, count: loom_attention_scratch_floats(&d, 12))
+            _ = loom_attention(&d, q, &whole, 12, 0, 9, &scratch)
+            // Ranges that cut through GQA groups.
+            for (a, b) in [(0, 2), (2, 4), (4, 5), (5, 9)] { _ = loom_attention(&d, q, &parts, 12, Int64(a), Int64(b), &scratch) }
+        }
+        #expect(whole == parts)
+    }
+
+    @Test(arguments: [false, true])
+    func prefillIsCausalAndMatchesFloat64(f16: Bool) {
+        var gen = OpsSupport.Numbers(seed: 22)
+        let nHead = 4, nKVHead = 2, headDim = 24, pos0 = 3, nTokens = 6
+        var cache = Cache(nHead: nHead, nKVHead: nKVHead, headDim: headDim, ctx: pos0 + nTokens, gen: &gen)
+        let qStride = nHead * headDim + 5  // padded rows, as in a fused QKV buffer
+        let q = gen.floats(nTokens * qStride)
+        let scale: Float = 0.2
+        func run(_ c: Cache) -> [Float] {
+            var out = [Float](repeating: 0, count: nTokens * qStride)
+            let rc = c.withDesc(f16: f16, scale: scale) { d -> Int32 in
+                var scratch = [Float](repeating: 0, count: loom_attention_scratch_floats(&d, Int64(pos0 + nTokens)))
+                return loom_attention_prefill(&d, q, Int64(qStride), &out, Int64(qStride), Int64(nTokens), Int64(pos0), 0, 1,
+                                              &scratch)
+            }
+            #expect(rc == 0)
+            return out
+        }
+        OpsSupport.forEachTier { tier in
+            let out = run(cache)
+            for t in 0..<nTokens {
+                let qt = Array(q[(t * qStride)..<(t * qStride + nHead * headDim)])
+                let ref = cache.reference(q: qt, nKV: pos0 + t + 1, scale: scale, f16: f16)
+                let got = Array(out[(t * qStride)..<(t * qStride + nHead * headDim)])
+                #expect(OpsSupport.maxRelError(got, ref) < 5e-6, "tier \(tier) t \(t)")
+            }
+        }
+        // Changing the last position's K/V must not change earlier tokens (causal mask).
+        let before = run(cache)
+        let last = (pos0 + nTokens - 1) * cache.stride
+        for i in last..<(last + cache.stride) {
+            cache.k[i] += 1
+            cache.v[i] -= 1
+            cache.k16[i] = loom_fp32_to_fp16(cache.k[i])
+            cache.v16[i] = loom_fp32_to_fp16(cache.v[i])
+        }
+        let after = run(cache)
+        let earlier = 0..<((nTokens - 1) * qStride)
+        #expect(Array(before[earlier]) == Array(after[earlier]))
+        #expect(before[((nTokens - 1) * qStride)...] != after[((nTokens - 1) * qStride)...])
+    }
+
+    @Test func invalidGeometryIsRejected() {
+        var k = [Float](repeating: 0, count: 64)
+        let q = [Float](repeating: 0, count: 64)
+        var out = [Float](repeating: 0, count: 64)
+        var scratch = [Float](repeating: 0, count: 64)
+        k.withUnsafeMutableBytes { kb in
+            let p = UnsafeRawPointer(kb.baseAddress!)
+            var d = loom_attention_desc(n_head: 3, n_kv_head: 2, head_dim: 8, kv_type: 0, kv_stride: 16, k: p, v: p, scale: 1)
+            #expect(loom_attention(&d, q, &out, 1, 0, 3, &scratch) == -1)  // 3 heads over 2 KV heads
+            d.n_head = 4
+            d.kv_type = 8  // Q8_0 caches are not supported
+            #expect(loom_attention(&d, q, &out, 1, 0, 4, &scratch) == -1)
+            d.kv_type = 0
+            #expect(loom_attention(&d, q, &out, 1, 0, 5, &scratch) == -1)  // head range past n_head
+            d.kv_stride = 8  // shorter than n_kv_head * head_dim
+            #expect(loom_attention(&d, q, &out, 1, 0, 4, &scratch) == -1)
+        }
+    }
+}
