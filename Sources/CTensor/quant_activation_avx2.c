@@ -4,6 +4,7 @@
 #if defined(__x86_64__)
 #include "quant_blocks.h"
 #include <immintrin.h>
+#include <math.h>
 
 #define LOOM_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define LOOM_AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma,f16c")))
@@ -13,6 +14,13 @@ LOOM_AVX2_INLINE float hsum(__m256 v) {
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
+}
+
+LOOM_AVX2_INLINE int32_t hsum_i32(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
 }
 
 LOOM_AVX2_INLINE float hmax(__m256 v) {
@@ -37,6 +45,7 @@ LOOM_AVX2 void loom_quantize_a16_avx2(const float *x, void *dst, int64_t n) {
         a.sum16[2 * i] = hsum(_mm256_add_ps(v0, v1));
         a.sum16[2 * i + 1] = hsum(_mm256_add_ps(v2, v3));
         a.sum32[i] = a.sum16[2 * i] + a.sum16[2 * i + 1];
+        if (!(fabsf(a.sum32[i]) <= 3.4028235e38f)) a.d[i] = __builtin_nanf("");  // as the reference
         __m256 vid = _mm256_set1_ps(id);
         __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, vid));
         __m256i i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, vid));
@@ -47,6 +56,11 @@ LOOM_AVX2 void loom_quantize_a16_avx2(const float *x, void *dst, int64_t n) {
         __m256i p23 = _mm256_permute4x64_epi64(_mm256_packs_epi32(i2, i3), 0xD8);
         _mm256_storeu_si256((__m256i *)(a.q + 32 * i), p01);
         _mm256_storeu_si256((__m256i *)(a.q + 32 * i + 16), p23);
+        // Integer sums of each half (exact in f32).
+        __m256i s01 = _mm256_add_epi32(i0, i1), s23 = _mm256_add_epi32(i2, i3);
+        a.qsum16[2 * i] = (float)hsum_i32(s01);
+        a.qsum16[2 * i + 1] = (float)hsum_i32(s23);
+        a.qsum32[i] = a.qsum16[2 * i] + a.qsum16[2 * i + 1];
     }
 }
 #endif

@@ -15,12 +15,19 @@ void loom_quantize_a16_ref(const float *x, void *dst, int64_t n) {
         a.d[i] = amax / LOOM_A16_MAX;
         for (int h = 0; h < 2; h++) {
             float s = 0.0f;
+            int32_t qs = 0;
             for (int l = 16 * h; l < 16 * h + 16; l++) {
                 s += xb[l];
                 a.q[32 * i + l] = (int16_t)lrintf(xb[l] * id);
+                qs += a.q[32 * i + l];
             }
             a.sum16[2 * i + h] = s;
+            a.qsum16[2 * i + h] = (float)qs;
         }
         a.sum32[i] = a.sum16[2 * i] + a.sum16[2 * i + 1];
+        a.qsum32[i] = a.qsum16[2 * i] + a.qsum16[2 * i + 1];
+        // A NaN or infinity would otherwise vanish into integer rounding; a NaN scale makes
+        // every product that reads this group NaN, as a float dot product would be.
+        if (!(fabsf(a.sum32[i]) <= 3.4028235e38f)) a.d[i] = __builtin_nanf("");
     }
 }

@@ -167,12 +167,18 @@ static inline int loom_q3k_scale(int i, const uint8_t *s) {
 /// scale, q = round(x / d), d = max|x| / 32767 (a step of 3e-5 of the group maximum, 258x
 /// finer than ggml's int8 Q8_0/Q8_K), and the exact f32 sums of x per 32 and per 16 elements
 /// are kept, so the min terms of Q4_1/Q5_1/Q2_K/Q4_K/Q5_K carry no activation rounding at all.
+/// The integer sums of q per 32 and per 16 (exact in f32: at most 32*32767) let formats with a
+/// constant offset (Q4_0's q-8, Q5_0's q-16, Q6_K's q-32) apply it once per group instead of
+/// once per element, with no change in the result beyond f32 rounding.
 /// A row of n (a multiple of 32) is stored as arrays, so kernels can load 8 group scales or
-/// sums with one vector load:  f32 d[n/32] | f32 sum32[n/32] | f32 sum16[n/16] | i16 q[n].
+/// sums with one vector load:
+///   f32 d[n/32] | f32 sum32[n/32] | f32 sum16[n/16] | f32 qsum32[n/32] | f32 qsum16[n/16] | i16 q[n]
 typedef struct {
     const float *d;
     const float *sum32;
     const float *sum16;
+    const float *qsum32;
+    const float *qsum16;
     const int16_t *q;
 } loom_a16;
 
@@ -180,20 +186,24 @@ typedef struct {
     float *d;
     float *sum32;
     float *sum16;
+    float *qsum32;
+    float *qsum16;
     int16_t *q;
 } loom_a16_mut;
 
 #define LOOM_A16_MAX 32767.0f
 
-/// Bytes of an A16 row of n activations: 2.5 bytes per activation.
-static inline size_t loom_a16_bytes(int64_t n) { return (size_t)(n / 32) * 8 + (size_t)(n / 16) * 4 + (size_t)n * 2; }
+/// Bytes of an A16 row of n activations: 2.875 bytes per activation.
+static inline size_t loom_a16_bytes(int64_t n) { return (size_t)(n / 32) * 12 + (size_t)(n / 16) * 8 + (size_t)n * 2; }
 
 static inline loom_a16 loom_a16_view(const void *base, int64_t n) {
     loom_a16 v;
     v.d = (const float *)base;
     v.sum32 = v.d + n / 32;
     v.sum16 = v.sum32 + n / 32;
-    v.q = (const int16_t *)(v.sum16 + n / 16);
+    v.qsum32 = v.sum16 + n / 16;
+    v.qsum16 = v.qsum32 + n / 32;
+    v.q = (const int16_t *)(v.qsum16 + n / 16);
     return v;
 }
 
@@ -202,7 +212,9 @@ static inline loom_a16_mut loom_a16_view_mut(void *base, int64_t n) {
     v.d = (float *)base;
     v.sum32 = v.d + n / 32;
     v.sum16 = v.sum32 + n / 32;
-    v.q = (int16_t *)(v.sum16 + n / 16);
+    v.qsum32 = v.sum16 + n / 16;
+    v.qsum16 = v.qsum32 + n / 32;
+    v.q = (int16_t *)(v.qsum16 + n / 16);
     return v;
 }
 

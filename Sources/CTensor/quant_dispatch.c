@@ -1,12 +1,35 @@
 // quant_dispatch.c — one traits table per tier, and the public entry points of loom_quant.h.
 //
 // ACCURACY vs SPEED: how activations meet quantized weights.
-//   ggml quantizes activations to int8 (Q8_0 / Q8_K) and multiplies with maddubs; that int8
-//   rounding is what costs llama.cpp up to 2.1 logits on SmolLM2-Q4_1 (shared/reference).
-//   Loom quantizes activations to int16 per 32 elements (A16, quant_blocks.h) and multiplies
-//   with vpmaddwd: 256x finer than int8, and the min terms of Q4_1/Q5_1/Q2_K/Q4_K/Q5_K use the
-//   exact f32 sums of x, so they carry no activation rounding at all.
-//   MEASURED_NUMBERS_PLACEHOLDER
+//   ggml quantizes activations to int8 (Q8_0 per 32, Q8_K per 256) and multiplies with
+//   maddubs; that rounding is what costs llama.cpp up to 2.1 logits on SmolLM2-Q4_1 against
+//   the exact float64 reference (shared/reference/README.md). Loom quantizes activations to
+//   int16 per 32 (A16, quant_blocks.h) and multiplies with vpmaddwd, then one f32 FMA per 32
+//   weights; the min terms of Q4_1/Q5_1/Q2_K/Q4_K/Q5_K use the exact f32 sums of x.
+//
+//   Measured (Zen 3 VM, 256 random rows x 2048, Gaussian x with 20x outliers every 97th
+//   element; error of the dot product against float64 on the same dequantized weights):
+//       type   mean |y|   A16 mean err (max)     int8-per-32 mean err (max)   int8/A16
+//       Q4_0     8.5      3.9e-4 (1.6e-3)        1.1e-1 (4.1e-1)              269x
+//       Q4_1    23.6      6.0e-4 (1.7e-3)        1.2e-1 (4.2e-1)              203x
+//       Q5_0    15.9      6.5e-4 (2.5e-3)        1.8e-1 (7.8e-1)              275x
+//       Q8_0   136.5      5.7e-3 (1.7e-2)        1.5e+0 (5.3e+0)              270x
+//       Q2_K     7.2      4.0e-4 (1.6e-3)        9.5e-2 (3.6e-1)              239x
+//       Q3_K    19.8      9.0e-4 (3.2e-3)        2.4e-1 (9.9e-1)              266x
+//       Q4_K   106.4      5.9e-3 (3.0e-2)        1.4e+0 (6.5e+0)              241x
+//       Q5_K   251.6      1.6e-2 (5.5e-2)        3.7e+0 (1.5e+1)              228x
+//       Q6_K   698.1      3.0e-2 (1.2e-1)        8.5e+0 (4.1e+1)              280x
+//   i.e. A16 errs ~1e-5 relative: indistinguishable from f32 accumulation noise at the logit
+//   level, where int8 costs ~1e-2 relative. F32 activations with in-register dequantization
+//   would be exact but cost a convert and 4 FMAs per 32 weights instead of 2 vpmaddwd + 1 FMA.
+//
+//   Speed, single thread, weights in L2 (pure compute cost, ns per 32 weights, AVX2):
+//       Q8_0 1.35  Q4_0 1.85  Q4_1 1.8  Q4_K 1.85  Q5_K 2.4  Q5_0/Q5_1 2.7  Q6_K 2.6
+//       Q2_K 2.4   Q3_K 2.8   F16/BF16/F32 2.5
+//   so one core decodes Q4_K at ~10 GB/s of weights and Q8_0 at ~25 GB/s, and two cores
+//   reach the memory bandwidth for the common formats. Streaming numbers (weights far larger
+//   than the LLC, 1 and 2 threads, as a share of the measured read bandwidth) come from
+//   `loom bench kernels`; see the kernels branch report for this machine's figures.
 //
 // Tiers: `ref` is portable C (the reference every other tier is tested against), `avx2` needs
 // AVX2+FMA+F16C. The AVX-512 tier currently reuses the AVX2 kernels: the development machine
@@ -82,6 +105,19 @@ static const loom_quant_traits *traits_for(loom_isa isa, int type) {
     return s < 0 ? 0 : &tier_table(isa)[s];
 }
 
+// A call the kernels cannot serve (unknown type, a row that is not whole blocks) must not
+// return plausible numbers: its outputs become NaN, which every later check notices. Callers
+// validate types and shapes when a model loads (loom_type_supported, loom_row_bytes != 0).
+static bool shape_ok(int type, int64_t n) {
+    int64_t qk = loom_type_block_elems(type);
+    return qk > 0 && n >= 0 && n % qk == 0;
+}
+
+static void poison(float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
+    for (int64_t b = 0; b < n_batch; b++)
+        for (int64_t r = r_begin; r < r_end; r++) y[b * ldy + r] = __builtin_nanf("");
+}
+
 bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;
 }
@@ -89,6 +125,7 @@ bool loom_type_is_float(int type) {
 size_t loom_activation_bytes(int64_t n) { return loom_a16_bytes(n); }
 
 void loom_quantize_activation_isa(loom_isa isa, const float *x, int64_t n, void *dst) {
+    if (n % 32 != 0 || n < 0) return;
     quantizer(isa)(x, dst, n);
 }
 
@@ -98,7 +135,8 @@ void loom_quantize_activation(const float *x, int64_t n, void *dst) {
 
 void loom_dequantize_row_isa(loom_isa isa, int type, const void *src, float *dst, int64_t n) {
     const loom_quant_traits *t = traits_for(isa, type);
-    if (t) t->dequantize(src, dst, n);
+    if (t && shape_ok(type, n)) t->dequantize(src, dst, n);
+    else poison(dst, 0, 1, 0, n);
 }
 
 void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
@@ -106,7 +144,7 @@ void loom_dequantize_row(int type, const void *src, float *dst, int64_t n) {
 }
 
 // The default entry points quantize x on the stack, a column chunk at a time, so they never
-// allocate and never need a caller's scratch. 20 KB of A16 cover rows of up to 8192 columns
+// allocate and never need a caller's scratch. 24 KB of A16 cover rows of up to 8192 columns
 // in one pass for a matvec; longer rows (and batches) accumulate chunk by chunk.
 #define STACK_A16_COLS 8192
 
@@ -114,13 +152,18 @@ void loom_matmul_isa(loom_isa isa, int type, const void *w, size_t row_bytes, in
                      const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch,
                      int64_t r_begin, int64_t r_end) {
     const loom_quant_traits *t = traits_for(isa, type);
-    if (!t || r_end <= r_begin || n_batch <= 0) return;
+    if (r_end <= r_begin || n_batch <= 0) return;
+    if (!t || !shape_ok(type, n_cols)) {
+        poison(y, ldy, n_batch, r_begin, r_end);
+        return;
+    }
     if (t->float_activations) {
         t->product(w, row_bytes, n_cols, x, ldx, 0, 0, y, ldy, n_batch, r_begin, r_end, 0);
         return;
     }
-    // float storage keeps the buffer 4-byte aligned for the A16 scale and sum arrays.
-    float stack[STACK_A16_COLS * 5 / 8];
+    // float storage keeps the buffer 4-byte aligned for the A16 scale and sum arrays
+    // (loom_a16_bytes: 2.875 bytes per column, within 3).
+    float stack[STACK_A16_COLS * 3 / 4];
     loom_quant_act_fn quantize = quantizer(isa);
     int64_t qk = loom_type_block_elems(type);
     size_t block_bytes = loom_type_block_bytes(type);
@@ -154,7 +197,11 @@ void loom_matmul_q_isa(loom_isa isa, int type, const void *w, size_t row_bytes, 
                        const float *x, int64_t ldx, const void *xq, size_t xq_stride,
                        float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
     const loom_quant_traits *t = traits_for(isa, type);
-    if (!t || r_end <= r_begin || n_batch <= 0) return;
+    if (r_end <= r_begin || n_batch <= 0) return;
+    if (!t || !shape_ok(type, n_cols)) {
+        poison(y, ldy, n_batch, r_begin, r_end);
+        return;
+    }
     t->product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, 0);
 }
 

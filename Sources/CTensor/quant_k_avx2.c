@@ -29,6 +29,9 @@ LOOM_AVX2_INLINE_DECL int fam_has_bias(int T) {
     return T == LOOM_TYPE_Q2_K || T == LOOM_TYPE_Q4_K || T == LOOM_TYPE_Q5_K;
 }
 
+// Q6_K stores q + 32. (Q3_K's -4 depends on each element's high bit, so it stays in fam_dec.)
+LOOM_AVX2_INLINE_DECL int fam_q_offset(int T) { return T == LOOM_TYPE_Q6_K ? 32 : 0; }
+
 /// Eight bytes widened to f32 lanes.
 LOOM_AVX2_INLINE_DECL __m256 bytes_u8_ps(uint64_t v) {
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)v)));
@@ -178,7 +181,7 @@ LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *blk, int c, int exact, 
         __m256i l = _mm256_loadu_si256((const __m256i *)(x->ql + 64 * n + 32 * (k & 1)));
         __m256i h = _mm256_loadu_si256((const __m256i *)(x->qh + 32 * n));
         __m256i q = _mm256_or_si256(bits_of(l, 4 * (k >> 1), 0xF), _mm256_slli_epi16(bits_of(h, 2 * k, 3), 4));
-        q = _mm256_sub_epi8(q, _mm256_set1_epi8(32));
+        if (exact) q = _mm256_sub_epi8(q, _mm256_set1_epi8(32));
         widen_signed(q, lo, hi);
         break;
     }

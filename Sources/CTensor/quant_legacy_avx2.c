@@ -27,6 +27,8 @@ LOOM_AVX2_INLINE_DECL int fam_has_bias(int T) { return T == LOOM_TYPE_Q4_1 || T 
 /// The constant offset of Q4_0/Q5_0 values (q - 8, q - 16), 0 for the others.
 LOOM_AVX2_INLINE_DECL int q_offset(int T) { return T == LOOM_TYPE_Q4_0 ? 8 : T == LOOM_TYPE_Q5_0 ? 16 : 0; }
 
+LOOM_AVX2_INLINE_DECL int fam_q_offset(int T) { return q_offset(T); }
+
 LOOM_AVX2_INLINE_DECL short ld16(const uint8_t *p) {
     short v;
     memcpy(&v, p, 2);
@@ -67,7 +69,6 @@ LOOM_AVX2_INLINE_DECL __m256i fifth_bits(uint32_t bits16) {
 }
 
 LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *g, int c, int exact, __m256i *lo, __m256i *hi) {
-    (void)exact;
     const uint8_t *blk = g + (size_t)c * fam_block_bytes(T);
     switch (T) {
     case LOOM_TYPE_Q8_0:
@@ -95,7 +96,7 @@ LOOM_AVX2_INLINE_DECL void fam_dec(int T, const uint8_t *g, int c, int exact, __
         l = _mm256_or_si256(l, fifth_bits(qh & 0xFFFF));
         h = _mm256_or_si256(h, fifth_bits(qh >> 16));
     }
-    if (q_offset(T)) {
+    if (exact && q_offset(T)) {
         const __m256i off = _mm256_set1_epi16((short)q_offset(T));
         l = _mm256_sub_epi16(l, off);
         h = _mm256_sub_epi16(h, off);

@@ -12,6 +12,7 @@ enum LoomCommands {
         DetokenizeCommand.self,
         LogitsCommand.self,
         GenerateCommand.self,
+        BenchCommand.self,
     ]
 }
 

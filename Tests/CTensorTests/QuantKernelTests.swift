@@ -194,6 +194,39 @@ import Testing
         }
     }
 
+    @Test func invalidCallsProduceNaNNotNumbers() {
+        let w = [UInt8](repeating: 0x11, count: 4096)
+        let x = [Float](repeating: 1, count: 512)
+        for tier in availableTiers {
+            // Type id 4 was removed from ggml; 48 columns is not a whole Q4_0 or Q4_K block row.
+            for (type, cols) in [(Int32(4), 64), (Int32(2), 48), (Int32(12), 128)] {
+                var y = [Float](repeating: 0, count: 4)
+                loom_matmul_isa(tier, type, w, 256, Int64(cols), x, Int64(cols), &y, 0, 1, 0, 4)
+                #expect(y.allSatisfy { $0.isNaN }, "type \(type) cols \(cols) \(tier)")
+                var d = [Float](repeating: 0, count: cols)
+                loom_dequantize_row_isa(tier, type, w, &d, Int64(cols))
+                #expect(d.allSatisfy { $0.isNaN }, "dequantize type \(type) n \(cols) \(tier)")
+            }
+        }
+    }
+
+    @Test(arguments: [QuantCase.all[3], QuantCase.all[7], QuantCase.all[11], QuantCase.all[13]])
+    func nonFiniteActivationsPropagate(_ c: QuantCase) {
+        var rng = TestRNG(seed: 3)
+        let cols = 256, rows = 3
+        let rowBytes = Int(loom_row_bytes(c.type, Int64(cols)))
+        let w = randomWeights(c, rows: rows, cols: cols, rng: &rng)
+        for bad in [Float.nan, Float.infinity] {
+            var x = randomActivations(count: cols, rng: &rng)
+            x[77] = bad
+            for tier in availableTiers {
+                var y = [Float](repeating: 0, count: rows)
+                loom_matmul_isa(tier, c.type, w, rowBytes, Int64(cols), x, Int64(cols), &y, 0, 1, 0, Int64(rows))
+                #expect(y.allSatisfy { !$0.isFinite }, "\(c.name) \(tier) with \(bad): \(y)")
+            }
+        }
+    }
+
     @Test func activationQuantizationIsIdenticalAcrossTiers() {
         var rng = TestRNG(seed: 9)
         let n = 544
@@ -202,12 +235,15 @@ import Testing
         let bytes = loom_activation_bytes(Int64(n))
         var ref = [UInt8](repeating: 0, count: bytes)
         loom_quantize_activation_isa(LOOM_ISA_SCALAR, x, Int64(n), &ref)
-        // Layout: f32 d[n/32], sum32[n/32], sum16[n/16], then int16 q[n].
-        let qStart = (n / 32) * 8 + (n / 16) * 4
+        // Layout: f32 d[n/32] | sum32[n/32] | sum16[n/16] | qsum32[n/32] | qsum16[n/16] | i16 q[n].
+        let sumsStart = (n / 32) * 8 + (n / 16) * 4
+        let qStart = (n / 32) * 12 + (n / 16) * 8
+        #expect(bytes == qStart + 2 * n)
         for tier in availableTiers {
             var out = [UInt8](repeating: 0xAA, count: bytes)
             loom_quantize_activation_isa(tier, x, Int64(n), &out)
             #expect(Array(out[0..<(n / 32) * 4]) == Array(ref[0..<(n / 32) * 4]), "\(tier): scales differ")
+            #expect(Array(out[sumsStart..<qStart]) == Array(ref[sumsStart..<qStart]), "\(tier): integer sums differ")
             #expect(Array(out[qStart...]) == Array(ref[qStart...]), "\(tier): int16 values differ")
         }
     }

@@ -47,6 +47,8 @@ size_t loom_type_block_bytes(int type);
 size_t loom_row_bytes(int type, int64_t n);
 
 /// Dequantize `n` elements (a whole number of blocks) from `src` into `dst`.
+/// Invalid calls (unknown type, n not whole blocks) fill dst with NaN rather than guess; the
+/// products below do the same to their outputs.
 void loom_dequantize_row(int type, const void *src, float *dst, int64_t n);
 
 /// y[r] = dot(row r of W, x) for r in [r_begin, r_end).

@@ -1,0 +1,200 @@
+import CTensor
+import LoomJSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `loom bench kernels`: how close the product kernels come to the memory bandwidth.
+///
+/// Decode is a matrix-vector product per weight matrix, so each weight byte is read once per
+/// token: the kernels should run at the speed the memory delivers bytes. This measures that
+/// speed (a streaming read, 1 and 2 threads), then each weight type's matvec over a matrix far
+/// larger than the last-level cache, reported as weight bytes per second and as a share of the
+/// read bandwidth, and finally single-threaded sgemm GFLOP/s (the prompt path).
+enum BenchKernels {
+    struct MatvecResult {
+        let type: String
+        let gbps1: Double
+        let gbps2: Double
+    }
+
+    /// Weight types in the order reported: the common decode formats first.
+    static let types: [Int32] = [2, 3, 8, 12, 14, 6, 7, 10, 11, 13, 9, 15, 1, 30, 0]
+
+    static func run(_ args: Arguments) throws {
+        if let isa = args.value("isa") {
+            let want: loom_isa
+            switch isa {
+            case "scalar": want = LOOM_ISA_SCALAR
+            case "avx2": want = LOOM_ISA_AVX2
+            case "avx512": want = LOOM_ISA_AVX512
+            default: throw UsageError("--isa expects scalar, avx2 or avx512, got '\(isa)'")
+            }
+            if loom_isa_set(want) != want {
+                throw RuntimeError("this machine cannot run the \(isa) tier (best: \(String(cString: loom_isa_name(loom_isa_best()))))")
+            }
+        }
+        let sizeMB = try args.int("size-mb", default: 256)
+        guard sizeMB >= 8 else { throw UsageError("--size-mb must be at least 8") }
+        let bytes = sizeMB << 20
+        let isaName = String(cString: loom_isa_name(loom_isa_active()))
+        let progress = !args.has("json") && StandardError.isTerminal
+
+        guard let raw = aligned(bytes) else { throw RuntimeError("cannot allocate \(sizeMB) MiB") }
+        defer { free(raw) }
+        fill(raw, bytes)
+        guard let pool1 = loom_pool_create(1), let pool2 = loom_pool_create(2) else {
+            throw RuntimeError("cannot start the thread pool")
+        }
+        defer {
+            loom_pool_destroy(pool1)
+            loom_pool_destroy(pool2)
+        }
+
+        if progress { StandardError.line("measuring read bandwidth over \(sizeMB) MiB…") }
+        // The machine may be shared: the yardstick is re-measured between types and the best
+        // figure kept, so a busy moment cannot inflate the shares.
+        var read1 = readBandwidth(pool1, raw, bytes)
+        var read2 = readBandwidth(pool2, raw, bytes)
+
+        var results: [MatvecResult] = []
+        let nCols = 4096
+        let x = UnsafeMutablePointer<Float>.allocate(capacity: nCols)
+        defer { x.deallocate() }
+        for i in 0..<nCols { x[i] = Float(sin(Double(i) * 0.37)) }
+        for type in types {
+            let rowBytes = loom_row_bytes(type, Int64(nCols))
+            let rows = bytes / rowBytes
+            let y = UnsafeMutablePointer<Float>.allocate(capacity: rows)
+            defer { y.deallocate() }
+            let matrixBytes = Double(rows * rowBytes)
+            func timed(_ pool: OpaquePointer) -> Double {
+                loom_par_matvec(pool, type, raw, rowBytes, Int64(nCols), x, y, Int64(rows))  // warm-up
+                var best = Double.infinity
+                for _ in 0..<5 {
+                    let t0 = loom_now_seconds()
+                    loom_par_matvec(pool, type, raw, rowBytes, Int64(nCols), x, y, Int64(rows))
+                    best = min(best, loom_now_seconds() - t0)
+                }
+                return matrixBytes / best / 1e9
+            }
+            let name = String(cString: loom_type_name(type))
+            if progress { StandardError.line("matvec \(name)…") }
+            results.append(MatvecResult(type: name, gbps1: timed(pool1), gbps2: timed(pool2)))
+            read1 = max(read1, readBandwidth(pool1, raw, bytes, repeats: 1))
+            read2 = max(read2, readBandwidth(pool2, raw, bytes, repeats: 1))
+        }
+        let readBest = max(read1, read2)
+
+        let (gflops, core) = sgemm()
+
+        if args.has("json") {
+            func num(_ v: Double) -> JSONValue { .number(JSONNumber((v * 100).rounded() / 100)) }
+            let matvec: [JSONValue] = results.map { r in
+                .object(JSONObject([
+                    ("type", .string(r.type)), ("gbps", num(r.gbps2)), ("share", num(r.gbps2 / readBest)),
+                    ("gbps_1thread", num(r.gbps1)), ("share_1thread", num(r.gbps1 / read1)),
+                ]))
+            }
+            let doc: JSONValue = .object(JSONObject([
+                ("read_bandwidth_gbps", num(readBest)),
+                ("read_bandwidth_1thread_gbps", num(read1)),
+                ("read_bandwidth_2thread_gbps", num(read2)),
+                ("matvec", .array(matvec)),
+                ("matvec_cols", .number(JSONNumber(nCols))),
+                ("matrix_mib", .number(JSONNumber(sizeMB))),
+                ("sgemm_gflops", gflops.map(num) ?? .null),
+                ("blas_core", .string(core)),
+                ("isa", .string(isaName)),
+            ]))
+            StandardOutput.write(doc.serialized() + "\n")
+            return
+        }
+        var out = "kernel tier: \(isaName)   matrix: \(sizeMB) MiB, \(nCols) columns\n"
+        out += "read bandwidth: \(fmt(read1)) GB/s (1 thread), \(fmt(read2)) GB/s (2 threads)\n\n"
+        out += "matvec   1 thread          2 threads\n"
+        for r in results {
+            out += r.type.padding(8) + " \(fmt(r.gbps1)) GB/s (\(pct(r.gbps1 / read1)))".padding(18)
+            out += "\(fmt(r.gbps2)) GB/s (\(pct(r.gbps2 / readBest)))\n"
+        }
+        out += "\nsgemm (1 thread): " + (gflops.map { "\(fmt($0)) GFLOP/s" } ?? "n/a") + ", BLAS core: \(core)\n"
+        StandardOutput.write(out)
+    }
+
+    /// Streaming read of the whole buffer split across the pool; best of `repeats`, in GB/s.
+    static func readBandwidth(_ pool: OpaquePointer, _ base: UnsafeMutableRawPointer, _ bytes: Int,
+                              repeats: Int = 4) -> Double {
+        var task = ReadTask(base: UnsafeRawPointer(base), bytes: bytes, sink: 0)
+        let fn: loom_task_fn = { ctx, ith, nth in
+            let t = ctx!.assumingMemoryBound(to: ReadTask.self)
+            // Whole 128-byte steps per thread, so every thread reads an aligned share.
+            let steps = t.pointee.bytes / 128
+            let lo = steps * Int(ith) / Int(nth), hi = steps * Int(ith + 1) / Int(nth)
+            let v = loom_stream_read(t.pointee.base + lo * 128, (hi - lo) * 128)
+            if v == 0x5EED { t.pointee.sink &+= 1 }  // practically never; keeps the result live
+        }
+        var best = Double.infinity
+        for _ in 0..<repeats {
+            let t0 = loom_now_seconds()
+            withUnsafeMutablePointer(to: &task) { loom_pool_run(pool, fn, $0) }
+            best = min(best, loom_now_seconds() - t0)
+        }
+        return Double(bytes) / best / 1e9
+    }
+
+    struct ReadTask {
+        let base: UnsafeRawPointer
+        let bytes: Int
+        var sink: Int
+    }
+
+    /// Single-threaded sgemm GFLOP/s for a prompt-sized product (128 tokens × 2048 × 2048).
+    static func sgemm() -> (Double?, String) {
+        let m = 128, n = 2048, k = 2048
+        let a = UnsafeMutablePointer<Float>.allocate(capacity: m * k)
+        let b = UnsafeMutablePointer<Float>.allocate(capacity: n * k)
+        let c = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
+        defer {
+            a.deallocate()
+            b.deallocate()
+            c.deallocate()
+        }
+        for i in 0..<(m * k) { a[i] = Float(i % 17) * 0.01 }
+        for i in 0..<(n * k) { b[i] = Float(i % 13) * 0.01 }
+        loom_sgemm(Int64(m), Int64(n), Int64(k), a, Int64(k), b, Int64(k), c, Int64(n))
+        var best = Double.infinity
+        for _ in 0..<3 {
+            let t0 = loom_now_seconds()
+            loom_sgemm(Int64(m), Int64(n), Int64(k), a, Int64(k), b, Int64(k), c, Int64(n))
+            best = min(best, loom_now_seconds() - t0)
+        }
+        let core = loom_blas_openblas_available() ? String(cString: loom_blas_core_name()) : "none (Loom's own sgemm)"
+        return (2.0 * Double(m * n * k) / best / 1e9, core)
+    }
+
+    static func aligned(_ bytes: Int) -> UnsafeMutableRawPointer? {
+        var p: UnsafeMutableRawPointer?
+        return posix_memalign(&p, 64, bytes) == 0 ? p : nil
+    }
+
+    /// Pseudo-random bytes in 0x20…0x3F: every f16/bf16/f32 scale or weight they form is a
+    /// normal, finite number, so no format hits denormal or NaN slow paths.
+    static func fill(_ p: UnsafeMutableRawPointer, _ bytes: Int) {
+        let words = p.bindMemory(to: UInt64.self, capacity: bytes / 8)
+        var s: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for i in 0..<(bytes / 8) {
+            s ^= s << 13
+            s ^= s >> 7
+            s ^= s << 17
+            words[i] = (s & 0x1F1F_1F1F_1F1F_1F1F) | 0x2020_2020_2020_2020
+        }
+    }
+
+    static func fmt(_ v: Double) -> String {
+        let r = (v * 10).rounded() / 10
+        return String(r)
+    }
+
+    static func pct(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
+}
