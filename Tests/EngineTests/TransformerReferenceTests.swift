@@ -31,4 +31,20 @@ import Testing
         #expect(d.maxAbsTop4 <= ref.llamaMaxAbsTop4, "\(name): \(d)")
         #expect(d.top1Agreement >= ref.llamaTop1Agreement, "\(name): \(d)")
     }
+
+    /// The decode path (one token per pass: matvec over A16 activations) and small batches
+    /// (quantized matmul, below the sgemm threshold) hold the same bar as the batched prompt path.
+    @Test(arguments: [
+        ("synth-llama-q4_k_m", 1), ("synth-llama-q6_k", 1), ("synth-llama-q5_0", 1), ("synth-qwen2-q8_0", 1),
+        ("synth-llama-q4_1", 8), ("synth-llama-q3_k_m", 8), ("smollm2-135m-q4_1-paris", 1), ("smollm2-135m-q4_1-paris", 8),
+    ])
+    func smallBatchesAtLeastAsAccurateAsLlamaCpp(name: String, batch: Int) throws {
+        let ref = try ReferenceVectors(name)
+        let d = try ref.measure(configuration: TransformerConfiguration(maxBatch: batch))
+        print("deviation \(name) batch \(batch): \(d)")
+        #expect(d.maxAbs <= ref.llamaMaxAbs, "\(name): \(d)")
+        #expect(d.meanAbs <= ref.llamaMeanAbs, "\(name): \(d)")
+        #expect(d.maxAbsTop4 <= ref.llamaMaxAbsTop4, "\(name): \(d)")
+        #expect(d.top1Agreement >= ref.llamaTop1Agreement, "\(name): \(d)")
+    }
 }
