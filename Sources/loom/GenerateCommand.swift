@@ -1,5 +1,10 @@
 import Engine
 import LoomJSON
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `loom generate`: continues a prompt (token ids or text) greedily or
 /// by sampling, stopping before any end-of-generation token.
@@ -17,12 +22,14 @@ enum GenerateCommand: LoomCommand {
           --temperature T, --top-k K, --top-p P, --seed S   sampling parameters
           --ignore-eos       keep going past end-of-generation tokens
           --json             {"prompt_ids": [...], "ids": [generated], "text": "..."}
+          --timings          print prompt and decode speed to stderr
+
 
         """
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
-            arguments, flags: ["json", "greedy", "ignore-eos", "bos", "special"],
+            arguments, flags: ["json", "greedy", "ignore-eos", "bos", "special", "timings"],
             options: EngineOptions.options.union(["prompt", "n", "temperature", "top-k", "top-p", "seed"]),
             aliases: EngineOptions.aliases.merging(["p": "prompt"]) { a, _ in a })
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
@@ -58,8 +65,13 @@ enum GenerateCommand: LoomCommand {
 
         var generated: [Int32] = []
         var text = ""
+        var promptSeconds = 0.0, decodeSeconds = 0.0
         if steps > 0 {
+            let t0 = monotonicSeconds()
             var logits = try transformer.evaluate(promptIDs, cache: cache)
+            promptSeconds = monotonicSeconds() - t0
+            let t1 = monotonicSeconds()
+            defer { decodeSeconds = monotonicSeconds() - t1 }
             while generated.count < steps {
                 guard let next = sampler.sample(logits) else { throw RuntimeError("no token can be sampled (all logits non-finite)") }
                 if stop.contains(next) { break }
@@ -89,6 +101,24 @@ enum GenerateCommand: LoomCommand {
         } else {
             StandardOutput.write("\n")
         }
+        if args.has("timings") {
+            // Decode time covers sampling and every step after the prompt pass; the first
+            // generated token comes from the prompt pass, so it is not counted as decoded.
+            let decoded = max(generated.count - 1, 0)
+            StandardError.line("prompt: \(promptIDs.count) tokens in \(ms(promptSeconds)) ms (\(rate(promptIDs.count, promptSeconds)) tok/s); "
+                + "decode: \(decoded) tokens in \(ms(decodeSeconds)) ms (\(rate(decoded, decodeSeconds)) tok/s); "
+                + "threads \(transformer.pool.threadCount)")
+        }
+    }
+
+    private static func ms(_ s: Double) -> String { String(Int((s * 1000).rounded())) }
+    private static func rate(_ n: Int, _ s: Double) -> String { s > 0 ? String(Int((Double(n) / s).rounded())) : "-" }
+
+    /// Seconds on the monotonic clock.
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
     /// Greedy unless a sampling option is given; sampling options left out are off (top-k,
