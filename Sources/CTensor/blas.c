@@ -36,6 +36,9 @@ static void load_openblas(void) {
         const char *core = core_for_this_cpu();
         if (core) setenv("OPENBLAS_CORETYPE", core, 0);
     }
+    // Loom calls sgemm from its own pool threads, one call per thread; OpenBLAS's own worker
+    // threads would only sit idle (or contend), so ask for none unless the user chose otherwise.
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
     static const char *const paths[] = {
         "libopenblas.so.0",
         "/usr/lib/x86_64-linux-gnu/libopenblas.so.0",

@@ -6,9 +6,27 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-// Weight rows dequantized per sgemm call: 64 rows × K floats stay within L2 for K up to ~2k and
-// give sgemm an N wide enough for its full-width tiles.
-#define BLAS_TILE_ROWS 64
+// Weight rows dequantized per sgemm call. Each call re-packs the whole activation batch, so wide
+// tiles amortise that; measured on Zen 3 (M=512, K=576, Q4_K): 64 rows 41 GFLOP/s, 128–256
+// rows 62–65, 512 rows 41 (the tile leaves L2). A tile is about 1 MiB of floats: 256 rows for
+// K <= 1024, fewer for longer rows, never below 64.
+#define BLAS_TILE_FLOATS (1 << 18)
+#define BLAS_TILE_MIN_ROWS 64
+#define BLAS_TILE_MAX_ROWS 256
+
+static int64_t blas_tile_rows(int64_t n_cols) {
+    int64_t rows = n_cols > 0 ? (BLAS_TILE_FLOATS / n_cols) / 16 * 16 : BLAS_TILE_MAX_ROWS;
+    if (rows > BLAS_TILE_MAX_ROWS) rows = BLAS_TILE_MAX_ROWS;
+    if (rows < BLAS_TILE_MIN_ROWS) rows = BLAS_TILE_MIN_ROWS;
+    return rows;
+}
+
+// Per-thread tile floats: at least blas_tile_rows(K) * K, and non-decreasing in K, so scratch
+// sized for the longest rows serves every matrix.
+static size_t blas_tile_floats(int64_t n_cols) {
+    size_t by_min = (size_t)BLAS_TILE_MIN_ROWS * (size_t)(n_cols > 0 ? n_cols : 0);
+    return by_min > BLAS_TILE_FLOATS ? by_min : BLAS_TILE_FLOATS;
+}
 
 // Crossover batch sizes, measured on AMD Zen 3 (AVX2) for SmolLM2-135M shapes (N=1536, K=576,
 // Q4_K and Q8_0 weights, one thread): below them loom_matmul's fused dequantize-dot beats
@@ -68,7 +86,7 @@ int64_t loom_blas_min_batch(void) {
 }
 
 size_t loom_par_matmul_scratch_floats(const loom_pool *pool, int64_t n_cols) {
-    return (size_t)loom_pool_size(pool) * BLAS_TILE_ROWS * (size_t)(n_cols > 0 ? n_cols : 0);
+    return (size_t)loom_pool_size(pool) * blas_tile_floats(n_cols);
 }
 
 typedef struct {
@@ -102,9 +120,12 @@ static void matmul_blas_run(void *p, int ith, int nth) {
                    t->y + r0, t->ldy);
         return;
     }
-    float *tile = t->scratch + (size_t)ith * BLAS_TILE_ROWS * (size_t)t->n_cols;
-    for (int64_t r = r0; r < r1; r += BLAS_TILE_ROWS) {
-        int64_t nr = r1 - r < BLAS_TILE_ROWS ? r1 - r : BLAS_TILE_ROWS;
+    // Slot stride from this matrix's K: blas_tile_floats is non-decreasing, so nth slots fit in
+    // scratch sized for any K' >= K.
+    float *tile = t->scratch + (size_t)ith * blas_tile_floats(t->n_cols);
+    const int64_t tile_rows = blas_tile_rows(t->n_cols);
+    for (int64_t r = r0; r < r1; r += tile_rows) {
+        int64_t nr = r1 - r < tile_rows ? r1 - r : tile_rows;
         for (int64_t i = 0; i < nr; i++)
             loom_dequantize_row(t->type, (const char *)t->w + (size_t)(r + i) * t->row_bytes, tile + i * t->n_cols,
                                 t->n_cols);
@@ -195,7 +216,14 @@ static void swiglu_run(void *p, int ith, int nth) {
     if (i0 < i1) loom_swiglu(t->y + i0, t->x + i0, t->up + i0, i1 - i0);
 }
 
+// Below this many elements one thread finishes before a dispatch would wake the others.
+#define PAR_ELEMENTWISE_MIN 4096
+
 void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
+    if (n < PAR_ELEMENTWISE_MIN) {
+        loom_swiglu(y, gate, up, n);
+        return;
+    }
     rows_task t = {y, gate, NULL, up, n, 0, 0, 0.0f};
     loom_pool_run(pool, swiglu_run, &t);
 }

@@ -45,9 +45,6 @@ LOOM_AVX2_INLINE float avx2_hsum(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-LOOM_AVX2_INLINE float avx2_fp16(loom_fp16 h) { return _cvtsh_ss(h); }
-
-
 LOOM_AVX2_INLINE __m256i avx2_lane_mask(int cnt) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(cnt), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }

@@ -13,6 +13,7 @@
 typedef struct cand {
     float v;
     int32_t id;
+    float w;  // exp(v - max) at temperature 1, once top-p has computed it
 } cand;
 
 struct loom_sampler {
@@ -182,6 +183,65 @@ static void sort_cands(cand *c, int64_t n) {
     insertion_sort(c, n);
 }
 
+// Buckets of the top-p fallback: enough that the boundary bucket is small for any real vocabulary.
+#define TOP_P_BUCKETS 1024
+
+/// Keeps the smallest prefix (in candidate order) of mass >= top_p at temperature 1; returns its
+/// size. Peaked distributions are settled by sorting the best 64 candidates. Otherwise candidates
+/// are bucketed by logit (monotone, so bucket order is candidate order), whole buckets are kept
+/// until the one that crosses the target, and only that bucket is sorted.
+static int64_t top_p_filter(cand *c, int64_t nc, float maxv, float top_p) {
+    double z = 0;
+    float minv = maxv;
+    for (int64_t i = 0; i < nc; i++) {
+        c[i].w = expf(c[i].v - maxv);
+        z += c[i].w;
+        if (c[i].v < minv) minv = c[i].v;
+    }
+    double target = (double)top_p * z;
+    int64_t m = nc < 64 ? nc : 64;
+    if (m < nc) select_top(c, nc, m);
+    sort_cands(c, m);
+    double cum = 0;
+    for (int64_t i = 0; i < m; i++) {
+        cum += c[i].w;
+        if (cum >= target) return i + 1;
+    }
+    if (m == nc) return nc;  // rounding left the target just out of reach: keep everything
+
+    double mass[TOP_P_BUCKETS];
+    int64_t count[TOP_P_BUCKETS];
+    for (int b = 0; b < TOP_P_BUCKETS; b++) { mass[b] = 0; count[b] = 0; }
+    double span = (double)maxv - (double)minv;
+    double scale = span > 0 ? (TOP_P_BUCKETS - 1) / span : 0;
+#define BUCKET_OF(v) ((int)(((double)maxv - (double)(v)) * scale))
+    for (int64_t i = 0; i < nc; i++) {
+        int b = BUCKET_OF(c[i].v);
+        mass[b] += c[i].w;
+        count[b]++;
+    }
+    cum = 0;
+    int boundary = TOP_P_BUCKETS - 1;
+    for (int b = 0; b < TOP_P_BUCKETS; b++) {
+        if (cum + mass[b] >= target) { boundary = b; break; }
+        cum += mass[b];
+    }
+    // Stable-enough partition: buckets before the boundary first, then the boundary bucket.
+    int64_t front = 0;
+    for (int64_t i = 0; i < nc; i++)
+        if (BUCKET_OF(c[i].v) < boundary) swap_c(&c[i], &c[front++]);
+    int64_t end = front;
+    for (int64_t i = front; i < nc; i++)
+        if (BUCKET_OF(c[i].v) == boundary) swap_c(&c[i], &c[end++]);
+#undef BUCKET_OF
+    sort_cands(c + front, end - front);
+    for (int64_t i = front; i < end; i++) {
+        cum += c[i].w;
+        if (cum >= target) return i + 1;
+    }
+    return end;
+}
+
 // MARK: - Chain
 
 static const float *penalised(loom_sampler *s, const float *logits) {
@@ -240,7 +300,7 @@ int32_t loom_sampler_sample(loom_sampler *s, const float *logits, const uint64_t
                 bits &= bits - 1;
                 float v = x[i];
                 if (v > -INFINITY) {
-                    c[nc++] = (cand){v, (int32_t)i};
+                    c[nc++] = (cand){v, (int32_t)i, 0.0f};
                     if (v > maxv) maxv = v;
                 }
             }
@@ -249,7 +309,7 @@ int32_t loom_sampler_sample(loom_sampler *s, const float *logits, const uint64_t
         for (int64_t i = 0; i < n; i++) {
             float v = x[i];
             if (v > -INFINITY) {
-                c[nc++] = (cand){v, (int32_t)i};
+                c[nc++] = (cand){v, (int32_t)i, 0.0f};
                 if (v > maxv) maxv = v;
             }
         }
@@ -268,25 +328,8 @@ int32_t loom_sampler_sample(loom_sampler *s, const float *logits, const uint64_t
         nc = p->top_k;
     }
 
-    if (p->top_p < 1.0f && nc > 1) {
-        double z = 0;
-        for (int64_t i = 0; i < nc; i++) z += exp((double)c[i].v - maxv);
-        double target = (double)p->top_p * z;
-        int64_t m = nc < 64 ? nc : 64;
-        for (;;) {
-            if (m < nc) select_top(c, nc, m);
-            sort_cands(c, m);
-            double cum = 0;
-            int64_t keep = -1;
-            for (int64_t i = 0; i < m; i++) {
-                cum += exp((double)c[i].v - maxv);
-                if (cum >= target) { keep = i + 1; break; }
-            }
-            if (keep > 0) { nc = keep; break; }
-            if (m == nc) break;  // rounding left the target just out of reach
-            m = m * 4 < nc ? m * 4 : nc;
-        }
-    }
+    int weighted = p->top_p < 1.0f && nc > 1;
+    if (weighted) nc = top_p_filter(c, nc, maxv, p->top_p);
     if (p->min_p > 0.0f && nc > 1) {
         // p_i >= min_p * p_max  <=>  v_i - v_max >= log(min_p), at temperature 1.
         double floor_v = (double)maxv + log((double)p->min_p);
@@ -299,11 +342,12 @@ int32_t loom_sampler_sample(loom_sampler *s, const float *logits, const uint64_t
     if (nc == 1) return c[0].id;
     // The logits are no longer needed (candidates hold copies): `work` takes the weights.
     float *wt = s->work;
-    double inv_t = 1.0 / (double)p->temperature;
+    float inv_t = 1.0f / p->temperature;
     double z = 0;
-    for (int64_t i = 0; i < nc; i++) {
-        wt[i] = (float)exp(((double)c[i].v - maxv) * inv_t);
-        z += wt[i];
+    if (inv_t == 1.0f && weighted) {
+        for (int64_t i = 0; i < nc; i++) z += wt[i] = c[i].w;
+    } else {
+        for (int64_t i = 0; i < nc; i++) z += wt[i] = expf((c[i].v - maxv) * inv_t);
     }
     double u = loom_rng_uniform(&s->rng) * z;
     double cum = 0;

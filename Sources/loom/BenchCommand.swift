@@ -6,8 +6,9 @@ enum BenchCommand: LoomCommand {
     static let usage = """
         usage: loom bench kernels [--json] [--isa scalar|avx2|avx512] [--size-mb N]
           kernels            read bandwidth, matvec weight GB/s per type (1 and 2 threads), sgemm
-          --json             print {"read_bandwidth_gbps", "matvec": [{"type", "gbps", "share", …}],
-                             "sgemm_gflops", "blas_core", "isa"}
+          --json             print {"read_bandwidth_gbps", "matvec": [{"type", "gbps", "share",
+                             "gbps_1thread", "share_1thread", "gbps_in_cache_1thread"}],
+                             "sgemm_gflops", "blas_core", "isa"} (gbps/share: 2 threads)
           --isa TIER         kernel tier to measure (default: the best this machine runs)
           --size-mb N        weight matrix size per type in MiB (default 256, well above the LLC)
 

@@ -117,6 +117,25 @@ import Testing
         }
     }
 
+    @Test func halfRowsConvertBitExactlyOnEveryTier() {
+        var gen = OpsSupport.Numbers(seed: 6)
+        OpsSupport.forEachTier { tier in
+            for n in OpsSupport.edgeSizes {
+                var x = gen.floats(n, -70000, 70000)
+                // Ties, subnormals, overflow, infinities and NaN.
+                let specials: [Float] = [1 + 0x1p-11, 1 + 3 * 0x1p-11, 0x1p-20, -0x1p-25, 65520, -70000, .infinity, 0]
+                for (i, v) in specials.enumerated() where i < n { x[i] = v * (i % 2 == 0 ? 1 : 0.001) }
+                for i in stride(from: 8, to: n, by: 5) { x[i] = gen.float(-1e-4, 1e-4) }
+                var h = [UInt16](repeating: 0, count: n)
+                loom_fp32_to_fp16_row(&h, x, Int64(n))
+                #expect(h == x.map { loom_fp32_to_fp16($0) }, "tier \(tier) n \(n)")
+                var back = [Float](repeating: 0, count: n)
+                loom_fp16_to_fp32_row(&back, h, Int64(n))
+                #expect(back == h.map { loom_fp16_to_fp32($0) }, "tier \(tier) n \(n)")
+            }
+        }
+    }
+
     @Test func elementwiseArithmeticIsExactOnEveryTier() {
         var gen = OpsSupport.Numbers(seed: 5)
         OpsSupport.forEachTier { tier in

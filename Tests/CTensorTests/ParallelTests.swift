@@ -53,7 +53,8 @@ import Testing
     @Test(arguments: [LOOM_TYPE_F32, LOOM_TYPE_Q8_0])
     func matmulMatchesOnBothPaths(type: loom_type) {
         var gen = OpsSupport.Numbers(seed: 51)
-        let rows = 150, cols = 64
+        // 600 rows: each of 2 threads walks more than one 256-row dequantized tile.
+        let rows = 600, cols = 64
         let w: [UInt8] = type == LOOM_TYPE_F32
             ? gen.floats(rows * cols).withUnsafeBytes { Array($0) } : Self.q8Rows(rows, cols, gen: &gen)
         let t = Int32(type.rawValue)
@@ -72,7 +73,10 @@ import Testing
         for batch in [1, 5, Int(loom_blas_min_batch()), Int(loom_blas_min_batch()) + 7] {
             let x = gen.floats(batch * cols)
             var y = [Float](repeating: .nan, count: batch * rows)
-            var scratch = [Float](repeating: 0, count: loom_par_matmul_scratch_floats(pool, Int64(cols)))
+            // Sized for longer rows than this matrix has, as an engine sizes it for its widest one.
+            let floats = loom_par_matmul_scratch_floats(pool, Int64(cols))
+            #expect(loom_par_matmul_scratch_floats(pool, 5000) >= floats)
+            var scratch = [Float](repeating: 0, count: batch % 2 == 0 ? floats : loom_par_matmul_scratch_floats(pool, 5000))
             loom_par_matmul(pool, t, w, rowBytes, Int64(cols), Int64(rows), x, Int64(cols), &y, Int64(rows), Int64(batch),
                             &scratch)
             var worst = 0.0
@@ -128,10 +132,12 @@ import Testing
             loom_par_rmsnorm(pool, p.baseAddress, p.baseAddress, w, Int64(n), Int64(rows), Int64(n), 1e-6)
         }
         #expect(parallel == serial)
-        let gate = gen.floats(1000), up = gen.floats(1000)
-        var a = [Float](repeating: 0, count: 1000), b = a
-        loom_swiglu(&a, gate, up, 1000)
-        loom_par_swiglu(pool, &b, gate, up, 1000)
-        #expect(a == b)
+        for n in [1000, 10001] {  // below and above the size worth a dispatch
+            let gate = gen.floats(n), up = gen.floats(n)
+            var a = [Float](repeating: 0, count: n), b = a
+            loom_swiglu(&a, gate, up, Int64(n))
+            loom_par_swiglu(pool, &b, gate, up, Int64(n))
+            #expect(a == b)
+        }
     }
 }

@@ -182,6 +182,32 @@ import Testing
         #expect(got.count == 20 && got.allSatisfy { $0 % 50 == 49 })
     }
 
+    @Test func topPOnAFlatLargeVocabularyKeepsExactlyTheSortedPrefix() {
+        // Far too flat for the 64-candidate fast path: the bucketed path decides the cut.
+        let n = 800
+        var gen = OpsSupport.Numbers(seed: 33)
+        let logits = (0..<n).map { _ in gen.float(-3, 0) }
+        for topP: Float in [0.3, 0.5, 0.9] {
+            let order = (0..<n).sorted { logits[$0] > logits[$1] || (logits[$0] == logits[$1] && $0 < $1) }
+            let m = Double(logits.max()!)
+            let w = logits.map { exp(Double($0) - m) }
+            let target = Double(topP) * w.reduce(0, +)
+            var cum = 0.0, keep = 0
+            while keep < n {
+                cum += w[order[keep]]
+                keep += 1
+                if cum >= target { break }
+            }
+            let expected = Set(order[0..<keep].map { Int32($0) })
+            // A hot temperature spreads draws evenly over the kept set, so all of it shows up.
+            let s = Sampler(nVocab: n) { p in p.top_p = topP; p.temperature = 1000; p.seed = 77 }
+            var seen = Set<Int32>()
+            for _ in 0..<(keep * 15) { seen.insert(s.sample(logits)) }
+            #expect(seen.isSubset(of: expected), "top_p \(topP)")
+            #expect(seen.count >= expected.count - 1, "top_p \(topP): \(seen.count) of \(expected.count)")
+        }
+    }
+
     @Test func penaltiesApplyOverTheWindow() {
         let logits: [Float] = [2.0, 1.9, -1.0, -1.1, 0.5]
         // Repetition: positive logits divide, negative multiply.

@@ -9,10 +9,15 @@ Q4_0…Q8_0 and F16/BF16 additionally get blocks made by gguf's own quantizer fr
 floats. Q8_1 and Q8_K have no dequantizer in gguf-py; their expected values come from the
 ggml formula x = d*q written out below in numpy.
 
+It also writes `quant/synth_tensors.json`: for one tensor of each type in the synthetic models
+under ../shared/models/fixtures (llama.cpp's own quantizer output), the float64 sum and sum of
+squares of gguf-py's dequantization and 96 sampled values (EngineTests reads the GGUF files).
+
 Usage: /work/main/.venv/bin/python Tests/Fixtures/make_quant_fixtures.py
 """
+import glob
+import json
 import os
-import struct
 
 import numpy as np
 from gguf import GGMLQuantizationType as T
@@ -105,8 +110,33 @@ def main():
     bf16 = quants.quantize(x, T.BF16)
     write("BF16", bf16.view(np.uint8).reshape(-1, 2), quants.dequantize(bf16, T.BF16))
     write("F32", x.view(np.uint8).reshape(-1, 4), x)
+    synth_tensors()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print(f"wrote {len(os.listdir(OUT))} files, {total} bytes, to {OUT}")
+
+
+def synth_tensors():
+    from gguf import GGUFReader
+    shared = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared"))
+    entries, seen = [], set()
+    for path in sorted(glob.glob(os.path.join(shared, "models/fixtures/synth-llama-*.gguf"))):
+        for t in GGUFReader(path).tensors:
+            name = t.tensor_type.name
+            if name in seen or len(t.shape) != 2:
+                continue
+            seen.add(name)
+            values = quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(-1)
+            n = values.size
+            idx = sorted(set(list(range(32)) + [int(i) for i in np.linspace(32, n - 1, 64)]))
+            entries.append({
+                "file": os.path.basename(path), "tensor": t.name, "type": name, "elements": int(n),
+                "sum": float(np.sum(values, dtype=np.float64)),
+                "sum_squares": float(np.sum(values.astype(np.float64) ** 2)),
+                "samples": [[i, float(values[i])] for i in idx],
+            })
+    with open(os.path.join(OUT, "synth_tensors.json"), "w") as f:
+        json.dump(entries, f, indent=1)
+        f.write("\n")
 
 
 if __name__ == "__main__":

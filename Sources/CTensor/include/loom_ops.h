@@ -94,6 +94,14 @@ void loom_mul(float *y, const float *a, const float *b, int64_t n);
 /// x *= s in place.
 void loom_scale(float *x, float s, int64_t n);
 
+// MARK: - Half-precision rows (ops_convert.c)
+
+/// dst[i] = F16(src[i]) with round-to-nearest-even (bit-identical to loom_fp32_to_fp16), e.g.
+/// to append K/V rows to an F16 cache.
+void loom_fp32_to_fp16_row(uint16_t *dst, const float *src, int64_t n);
+/// dst[i] = F32(src[i]), exact.
+void loom_fp16_to_fp32_row(float *dst, const uint16_t *src, int64_t n);
+
 // MARK: - Attention over a KV cache (ops_attention.c)
 
 /// One layer's KV cache and head geometry.

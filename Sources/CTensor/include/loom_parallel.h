@@ -34,6 +34,7 @@ void loom_par_matvec(loom_pool *pool, int type, const void *w, size_t row_bytes,
 int64_t loom_blas_min_batch(void);
 
 /// Scratch floats loom_par_matmul needs for the sgemm path with this pool and row length.
+/// Non-decreasing in n_cols: scratch sized for the longest rows serves every shorter matrix.
 size_t loom_par_matmul_scratch_floats(const loom_pool *pool, int64_t n_cols);
 
 /// Y[b*ldy + r] = W_r · X[b*ldx ...] for b < n_batch, r < n_rows. With n_batch >=

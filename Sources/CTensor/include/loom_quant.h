@@ -3,7 +3,10 @@
 // Type ids are ggml's `ggml_type` ids, so a GGUF tensor's type field maps 1:1.
 // Weights are row-major in their file format: a matrix of `n_rows` rows, each row `n_cols`
 // elements long along ggml's ne[0], stored as loom_row_bytes(type, n_cols) bytes.
-// Activations are F32. Kernels never allocate; callers own every buffer.
+// Activations are F32 at the API; products with quantized weights round them to int16 per 32
+// elements internally (see "Pre-quantized activations" below), ~250x finer than llama.cpp's
+// int8. Kernels never allocate (the default entry points use ~24 KB of stack); callers own
+// every buffer. Kernels are single-threaded over [r_begin, r_end) and thread-safe.
 #ifndef LOOM_QUANT_H
 #define LOOM_QUANT_H
 
@@ -66,7 +69,7 @@ void loom_matmul(int type, const void *w, size_t row_bytes, int64_t n_cols,
 
 // ---- Pre-quantized activations ------------------------------------------------------------
 // Quantized weights are multiplied with activations quantized to int16 per 32 elements (A16:
-// one f32 scale, 32 int16, exact f32 half sums), never to int8 as ggml does: see
+// one f32 scale, 32 int16, exact f32 sums), never to int8 as ggml does: see
 // quant_dispatch.c for the accuracy and speed measurements behind that choice. loom_matvec and
 // loom_matmul quantize x themselves (on the stack, in column chunks); a caller that runs one
 // product on several threads can quantize x once with loom_quantize_activation and hand every

@@ -41,6 +41,24 @@ enum ByteLevelMapping {
         return out
     }
 
+    /// Decodes byte-level UTF-8 text into `out` (replacing its contents); false if the text holds a
+    /// code point outside the mapping.
+    static func decode(_ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        var i = 0
+        let n = utf8.count
+        while i < n {
+            let b0 = utf8[i]
+            let v: UInt32
+            if b0 < 0x80 { v = UInt32(b0); i += 1 }
+            else if b0 & 0xE0 == 0xC0, i + 1 < n { v = UInt32(b0 & 0x1F) << 6 | UInt32(utf8[i + 1] & 0x3F); i += 2 }
+            else { return false }  // mapped code points are all below U+0800
+            guard let b = byte(for: v) else { return false }
+            out.append(b)
+        }
+        return true
+    }
+
     /// Like `decode`, but code points outside the mapping are kept as their own UTF-8 bytes. Used
     /// for rendering, where a stray character is better shown than dropped.
     static func decodeLeniently(_ text: String) -> [UInt8] {

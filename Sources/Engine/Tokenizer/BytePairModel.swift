@@ -16,31 +16,43 @@ struct BytePairModel: Sendable {
     let ignoresMerges: Bool
 
     init(vocabulary v: Vocabulary, merges mergeValues: [GGUFValue], ignoresMerges: Bool) throws(TokenizerError) {
-        var table = ByteStringTable(expectedCount: v.count + mergeValues.count / 4)
+        var table = ByteStringTable(expectedCount: v.count + mergeValues.count / 8)
         var tokenFor: [Int32] = []
         tokenFor.reserveCapacity(v.count)
-        func piece(_ bytes: [UInt8]) -> Int32 {
-            let (e, isNew) = table.insert(bytes)
+        func piece(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+            let (e, isNew) = table.insert(bytes.baseAddress, count: bytes.count)
             if isNew { tokenFor.append(-1) }
             return Int32(e)
         }
+        var decoded: [UInt8] = []
         for i in 0..<v.count {
-            guard let bytes = ByteLevelMapping.decode(v.texts[i]) else { continue }
-            let e = piece(bytes)
+            let r = v.textRange(i)
+            let ok = v.textBytes.withUnsafeBufferPointer {
+                ByteLevelMapping.decode(UnsafeBufferPointer(rebasing: $0[r]), into: &decoded)
+            }
+            guard ok else { continue }
+            let e = decoded.withUnsafeBufferPointer { piece($0) }
             if v.attributes[i].isDisjoint(with: [.control, .unknown]) { tokenFor[Int(e)] = Int32(i) }  // last wins
         }
         var pairs = PairTable(expectedCount: mergeValues.count)
+        var left: [UInt8] = [], right: [UInt8] = []
         for (rank, value) in mergeValues.enumerated() {
-            guard case .string(let line) = value else {
+            guard case .string(var line) = value else {
                 throw .wrongValueType(key: "tokenizer.ggml.merges", expected: "an array of strings")
             }
-            // "A B": the separator is the first space after the first byte (as llama.cpp splits).
-            let utf8 = Array(line.utf8)
-            guard utf8.count >= 3, let space = utf8[1...].firstIndex(of: 0x20) else { continue }
-            guard let a = ByteLevelMapping.decode(String(decoding: utf8[..<space], as: UTF8.self)),
-                  let b = ByteLevelMapping.decode(String(decoding: utf8[(space + 1)...], as: UTF8.self)),
-                  !a.isEmpty, !b.isEmpty else { continue }  // halves outside the mapping never match text
-            let pa = piece(a), pb = piece(b), pab = piece(a + b)
+            let ok = line.withUTF8 { u -> Bool in
+                // "A B": the separator is the first space after the first byte (as llama.cpp splits).
+                guard u.count >= 3, let space = u[1...].firstIndex(of: 0x20) else { return false }
+                // Halves outside the byte mapping can never match byte-level text.
+                return ByteLevelMapping.decode(UnsafeBufferPointer(rebasing: u[..<space]), into: &left)
+                    && ByteLevelMapping.decode(UnsafeBufferPointer(rebasing: u[(space + 1)...]), into: &right)
+                    && !left.isEmpty && !right.isEmpty
+            }
+            guard ok else { continue }
+            let pa = left.withUnsafeBufferPointer { piece($0) }
+            let pb = right.withUnsafeBufferPointer { piece($0) }
+            left.append(contentsOf: right)
+            let pab = left.withUnsafeBufferPointer { piece($0) }
             pairs.insertIfAbsent(left: pa, right: pb, rank: Int32(rank), merged: pab)
         }
         var bytes = [Int32](repeating: -1, count: 256)

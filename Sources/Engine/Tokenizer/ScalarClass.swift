@@ -43,8 +43,17 @@ struct ScalarClass: OptionSet, Sendable {
         }
     }
 
+    /// The Unicode version of llama.cpp's category tables (`unicode-data.cpp`). Characters
+    /// assigned later count as unassigned there, so they do here too: otherwise ids would change
+    /// with the toolchain's Unicode version (Swift's tables are newer).
+    static let unicodeVersion = (major: 15, minor: 1)
+
     private static func compute(_ s: Unicode.Scalar) -> ScalarClass {
         var c: ScalarClass = .present
+        if isWhitespace(s.value) { c.insert(.whitespace) }
+        guard let age = s.properties.age,
+              age.major < unicodeVersion.major || (age.major == unicodeVersion.major && age.minor <= unicodeVersion.minor)
+        else { return c }
         switch s.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: c.insert(.letter)
         case .decimalNumber, .letterNumber, .otherNumber: c.insert(.number)
@@ -54,7 +63,6 @@ struct ScalarClass: OptionSet, Sendable {
         case .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol: c.insert(.symbol)
         default: break
         }
-        if isWhitespace(s.value) { c.insert(.whitespace) }
         return c
     }
 }

@@ -1,11 +1,18 @@
 /// The token types stored in `tokenizer.ggml.token_type` (GGUF specification / llama.cpp).
 public enum TokenType: Int32, Sendable, CaseIterable {
+    /// No type recorded; rendered as nothing.
     case undefined = 0
+    /// Ordinary text.
     case normal = 1
+    /// The unknown token (`<unk>`).
     case unknown = 2
+    /// A control token (BOS, EOS, chat markers).
     case control = 3
+    /// A token added by the model's authors, matched verbatim in input text.
     case userDefined = 4
+    /// A reserved, unused slot.
     case unused = 5
+    /// A byte-fallback token (`<0xXX>`).
     case byte = 6
 }
 
@@ -13,7 +20,9 @@ public enum TokenType: Int32, Sendable, CaseIterable {
 /// time (end-of-generation tokens forced to control, `rstrip` for Phi-3 specials, …). Bit values
 /// match llama.cpp's `llama_token_attr` so that dumps compare directly.
 public struct TokenAttributes: OptionSet, Sendable, Hashable {
+    /// The bits, as llama.cpp's `llama_token_attr`.
     public let rawValue: UInt16
+    /// Attributes from raw bits.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// The vocabulary's unknown token (`<unk>`).

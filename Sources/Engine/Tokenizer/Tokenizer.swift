@@ -213,8 +213,11 @@ public final class Tokenizer: Sendable {
     /// Renders `ids` as text. Pieces are concatenated byte-exactly; with `addSpacePrefix` (SentencePiece)
     /// one leading space is dropped from the first piece that produces output, undoing the prefix
     /// `encode` adds, so `decode(encode(x)) == x`. Invalid UTF-8 (a sequence cut short) becomes U+FFFD.
-    /// - Parameter renderSpecial: render control tokens as their text (`<|im_end|>`); otherwise they are omitted.
-    public func decode(_ ids: [Int32], renderSpecial: Bool = false) throws(TokenizerError) -> String {
+    /// - Parameters:
+    ///   - renderSpecial: render control tokens as their text (`<|im_end|>`); otherwise they are omitted.
+    ///   - cleanUpSpaces: also apply Hugging Face's lossy space clean-up (`"a , b"` → `"a, b"`)
+    ///     when the vocabulary asks for it (`cleansUpSpaces`), as llama.cpp's `llama_detokenize` does.
+    public func decode(_ ids: [Int32], renderSpecial: Bool = false, cleanUpSpaces: Bool = false) throws(TokenizerError) -> String {
         var out: [UInt8] = []
         var stripPending = addSpacePrefix
         for id in ids {
@@ -227,6 +230,7 @@ public final class Tokenizer: Sendable {
             }
             out.append(contentsOf: pieces.bytes[r])
         }
+        if cleanUpSpaces && cleansUpSpaces { SpaceCleanup.apply(&out) }
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -262,5 +266,29 @@ public final class Tokenizer: Sendable {
     public func tokenScore(_ id: Int32) -> Float {
         guard id >= 0, Int(id) < vocabularySize else { return 0 }
         return vocabulary.scores[Int(id)]
+    }
+}
+
+extension Tokenizer {
+    /// The words a byte-level BPE pre-tokenizer cuts `text` into, before any merging and without
+    /// special-token splitting. For inspecting and testing pre-tokenizers.
+    /// - Parameter name: a `tokenizer.ggml.pre` value (`llama-bpe`, `qwen2`, …).
+    public static func preTokenize(_ text: String, preTokenizer name: String) throws(TokenizerError) -> [String] {
+        let pre = try PreTokenizer(name: name)
+        var scalars = ScalarText()
+        var ends: [Int32] = [], scratch: [Int32] = []
+        var copy = text
+        return copy.withUTF8 { bytes in
+            scalars.load(bytes)
+            pre.split(scalars, into: &ends, scratch: &scratch)
+            var words: [String] = []
+            var start = 0
+            for end in ends {
+                let a = Int(scalars.offsets[start]), b = Int(scalars.offsets[Int(end)])
+                words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[a..<b]), as: UTF8.self))
+                start = Int(end)
+            }
+            return words
+        }
     }
 }

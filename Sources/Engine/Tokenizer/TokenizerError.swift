@@ -21,6 +21,7 @@ public enum TokenizerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A token id passed to `decode`/`StreamingDecoder` is outside `0..<vocabularySize`.
     case invalidTokenID(Int32, vocabularySize: Int)
 
+    /// A one-line explanation naming the key or id at fault.
     public var description: String {
         switch self {
         case .missingKey(let key): return "tokenizer: missing metadata key '\(key)'"

@@ -28,7 +28,7 @@ struct Vocabulary: Sendable {
 
     /// Texts that mark end-of-turn tokens when `tokenizer.ggml.eot_token_id` is absent
     /// (llama.cpp auto-detects these by text).
-    private static let endOfTurnTexts: Set<String> = [
+    private static let endOfTurnTexts: [String] = [
         "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
         "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>",
     ]
@@ -39,9 +39,9 @@ struct Vocabulary: Sendable {
         "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
         "<｜end▁of▁sentence｜>", "[e~[",
     ]
-    private static let fimPadTexts: Set<String> = ["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"]
-    private static let fimRepoTexts: Set<String> = ["<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"]
-    private static let fimSeparatorTexts: Set<String> = ["<|file_sep|>"]
+    private static let fimPadTexts: [String] = ["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"]
+    private static let fimRepoTexts: [String] = ["<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"]
+    private static let fimSeparatorTexts: [String] = ["<|file_sep|>"]
 
     /// Reads the token arrays and special ids.
     /// - Parameters:
@@ -119,13 +119,12 @@ struct Vocabulary: Sendable {
         var fimSeparator = try special("tokenizer.ggml.fim_sep_token_id", default: nil)
 
         // Auto-detection by text. llama.cpp walks a hash map, so which of several candidates wins
-        // is unspecified there; the lowest id wins here. A detected token becomes control so that
-        // plain text can never produce it and it is hidden when rendering.
-        func detect(_ current: inout Int32?, _ candidates: Set<String>) {
+        // is unspecified there; here the first text in the list wins (`<|eot_id|>` over
+        // `<|end_of_text|>`, `<|im_end|>` over `<|endoftext|>`). A detected token becomes control
+        // so that plain text can never produce it and it is hidden when rendering.
+        func detect(_ current: inout Int32?, _ candidates: [String]) {
             guard current == nil else { return }
-            var found: Int32?
-            for text in candidates { if let id = byText[text], found == nil || id < found! { found = id } }
-            if let found {
+            if let found = candidates.lazy.compactMap({ byText[$0] }).first {
                 current = found
                 attributes[Int(found)].insert(.control)
             }
