@@ -44,7 +44,12 @@ enum GenerateCommand: LoomCommand {
         if let ids = try EngineOptions.ids(args) {
             if args.value("prompt") != nil { throw UsageError("give either --ids or -p, not both") }
             promptIDs = ids
-            tokenizer = try? Tokenizer(gguf: model.file)
+            do {
+                tokenizer = try Tokenizer(gguf: model.file)
+            } catch {
+                StandardError.line("loom generate: no tokenizer (\(error)); printing token ids")
+                tokenizer = nil
+            }
         } else if let text = args.value("prompt") {
             let t = try Tokenizer(gguf: model.file)
             tokenizer = t

@@ -19,7 +19,12 @@ public protocol ModelArchitecture: Sendable {
 
 /// Whether an architecture's optional tensor family must, may or must not be present.
 public enum TensorPresence: String, Codable, Sendable {
-    case required, optional, absent
+    /// Every block must have the tensors.
+    case required
+    /// Used when block 0 has them (then every block must).
+    case optional
+    /// Never read.
+    case absent
 }
 
 /// The architectures Loom can run, by `general.architecture` name.
