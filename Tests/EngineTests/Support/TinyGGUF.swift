@@ -9,6 +9,8 @@ struct TinyGGUF {
 
     var metadata: [(String, Value)] = []
     var tensors: [(name: String, shape: [Int])] = []
+    /// Tensors filled with one value instead of the pattern.
+    var constants: [String: Float] = [:]
 
     subscript(key: String) -> Value? {
         get { metadata.first { $0.0 == key }?.1 }
@@ -78,7 +80,8 @@ struct TinyGGUF {
             let count = t.shape.reduce(1, *)
             for i in 0..<count {
                 // Norm gains near 1, weights small and varied.
-                let v: Float = t.shape.count == 1 ? 1 + Float(i % 3) * 0.1 : Float((i * 7 + n * 3) % 11 - 5) * 0.05
+                let v: Float = constants[t.name]
+                    ?? (t.shape.count == 1 ? 1 + Float(i % 3) * 0.1 : Float((i * 7 + n * 3) % 11 - 5) * 0.05)
                 u32(v.bitPattern)
             }
             while out.count % 32 != 0 { out.append(0) }
