@@ -49,6 +49,11 @@ public final class Transformer {
                          ropeTableFloats: Int(loom_rope_cache_floats(Int64(configuration.maxBatch), &rope)),
                          attentionScratchFloats: Kernels.attentionScratchFloats(pool, attention, positions: context),
                          matmulScratchFloats: Kernels.matmulScratchFloats(pool, columns: maxColumns))
+        // The RoPE kernels reject geometries they cannot hold (more than 2048 rotated dims); find
+        // out now rather than mid-pass.
+        guard loom_rope_cache_fill(state.ropeTable, 1, state.positions, &rope) == 0 else {
+            throw .invalidConfiguration("RoPE over \(c.rope.dimensionCount) dimensions is not supported")
+        }
     }
 
     /// A new empty KV cache sized for this transformer (`contextLength` positions).
@@ -103,7 +108,8 @@ public final class Transformer {
             s.positions[i] = Int32(start + i)
         }
         // One cos/sin table (angles in float64) serves every layer's Q and K.
-        _ = loom_rope_cache_fill(s.ropeTable, Int64(n), s.positions, &rope)
+        let ropeOK = loom_rope_cache_fill(s.ropeTable, Int64(n), s.positions, &rope)
+        assert(ropeOK == 0, "RoPE geometry validated in init")
         attention.kv_type = Int32(cache.type == .f16 ? LOOM_TYPE_F16.rawValue : LOOM_TYPE_F32.rawValue)
 
         for l in 0..<w.blocks.count {
@@ -120,6 +126,7 @@ public final class Transformer {
                     loom_add(s.v + i * kvLen, s.v + i * kvLen, vb, Int64(kvLen))
                 }
             }
+            // Return codes only flag geometry errors, ruled out in init.
             _ = loom_rope_cached(s.q, Int64(n), Int64(c.headCount), Int64(hd), Int64(qLen), s.ropeTable, &rope)
             _ = loom_rope_cached(s.k, Int64(n), Int64(c.kvHeadCount), Int64(hd), Int64(kvLen), s.ropeTable, &rope)
             for i in 0..<n {
