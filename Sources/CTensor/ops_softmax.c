@@ -88,6 +88,31 @@ static LOOM_AVX512 void scale_avx512(float *x, int64_t n, float s) {
 }
 #endif
 
+#if LOOM_X86
+static LOOM_AVX2 int64_t exp_avx2(float *x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, loom_exp256(_mm256_loadu_ps(x + i)));
+    return i;
+}
+static LOOM_AVX512 int64_t exp_avx512(float *x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, loom_exp512(_mm512_loadu_ps(x + i)));
+    return i;
+}
+#endif
+
+void loom_exp_inplace(float *x, int64_t n) {
+    int64_t i = 0;
+#if LOOM_X86
+    switch (loom_isa_active()) {
+    case LOOM_ISA_AVX512: i = exp_avx512(x, n); break;
+    case LOOM_ISA_AVX2: i = exp_avx2(x, n); break;
+    default: break;
+    }
+#endif
+    for (; i < n; i++) x[i] = loom_exp_exact(x[i]);
+}
+
 void loom_softmax(float *x, int64_t n) {
     if (n <= 0) return;
     loom_isa isa = loom_isa_active();

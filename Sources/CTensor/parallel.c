@@ -31,9 +31,9 @@ static size_t blas_tile_floats(int64_t n_cols) {
 // Crossover batch sizes, measured on AMD Zen 3 (AVX2) for SmolLM2-135M shapes (N=1536, K=576,
 // Q4_K and Q8_0 weights, one thread): below them loom_matmul's fused dequantize-dot beats
 // dequantizing a 64-row tile and running sgemm on it. OpenBLAS (Haswell kernels) overtakes at
-// 16 rows; Loom's own sgemm, slower on skinny products, at 32.
+// 16 rows; Loom's own sgemm (dot kernel for skinny products) at about 24.
 #define BLAS_MIN_BATCH_OPENBLAS 16
-#define BLAS_MIN_BATCH_OWN 32
+#define BLAS_MIN_BATCH_OWN 24
 
 void loom_split_range(int64_t n, int ith, int nth, int64_t align, int64_t *begin, int64_t *end) {
     if (nth < 1) nth = 1;

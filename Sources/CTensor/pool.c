@@ -28,6 +28,7 @@
 // How long a waiter spins before sleeping, in nanoseconds. Pause latency varies ~10x across
 // cores, so the bound is in time, checked every SPIN_CHECK pauses: long enough to bridge two
 // consecutive ops of a forward pass, short enough not to steal a shared machine's cores.
+// LOOM_POOL_SPIN_US overrides the default (read once per pool).
 #define LOOM_POOL_SPIN_NS 50000
 #define SPIN_CHECK 32
 
@@ -42,6 +43,7 @@ struct loom_pool {
     _Atomic int sleepers;       // workers blocked in futex_wait on gen
     _Atomic int caller_sleeping;
     _Atomic int stop;
+    uint64_t spin_ns;
 };
 
 struct worker_arg {
@@ -81,11 +83,11 @@ static uint64_t now_ns(void) {
 /// A spin budget: true while the waiter should keep spinning.
 typedef struct { uint64_t start; unsigned count; } spin_state;
 
-static inline bool keep_spinning(spin_state *s) {
+static inline bool keep_spinning(spin_state *s, uint64_t budget_ns) {
     if ((++s->count % SPIN_CHECK) != 0) { cpu_relax(); return true; }
     uint64_t t = now_ns();
     if (s->start == 0) { s->start = t; return true; }
-    return t - s->start < LOOM_POOL_SPIN_NS;
+    return t - s->start < budget_ns;
 }
 
 static void *worker_main(void *p) {
@@ -98,7 +100,7 @@ static void *worker_main(void *p) {
         uint32_t g;
         spin_state spin = {0, 0};
         while ((g = atomic_load_explicit(&pool->gen, memory_order_acquire)) == seen) {
-            if (keep_spinning(&spin)) continue;
+            if (keep_spinning(&spin, pool->spin_ns)) continue;
             // Announce the sleep before re-checking, so a run that bumps gen after our check
             // is guaranteed to see `sleepers > 0` and issue the wake.
             atomic_fetch_add(&pool->sleepers, 1);
@@ -164,6 +166,13 @@ loom_pool *loom_pool_create(int n_threads) {
     loom_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pool->n_threads = n_threads;
+    pool->spin_ns = LOOM_POOL_SPIN_NS;
+    const char *spin = getenv("LOOM_POOL_SPIN_US");
+    if (spin && *spin) {
+        char *end = NULL;
+        unsigned long long us = strtoull(spin, &end, 10);
+        if (end && *end == 0 && us <= 1000000ull) pool->spin_ns = us * 1000ull;
+    }
     atomic_init(&pool->gen, 0);
     atomic_init(&pool->pending, 0);
     atomic_init(&pool->sleepers, 0);
@@ -224,7 +233,7 @@ void loom_pool_run(loom_pool *pool, loom_task_fn fn, void *ctx) {
     spin_state spin = {0, 0};
     uint32_t left;
     while ((left = atomic_load_explicit(&pool->pending, memory_order_acquire)) != 0) {
-        if (keep_spinning(&spin)) continue;
+        if (keep_spinning(&spin, pool->spin_ns)) continue;
         atomic_store(&pool->caller_sleeping, 1);
         left = atomic_load(&pool->pending);
         if (left != 0) wait_on(&pool->pending, left);

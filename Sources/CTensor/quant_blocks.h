@@ -22,8 +22,18 @@
 #define LOOM_K_SCALE_SIZE 12
 
 // ---- F32 / F16 / BF16: one element per "block" -------------------------------------------
-// F32: 32 bits/weight. F16: 16 bits/weight, IEEE binary16. BF16: 16 bits/weight, the upper
-// half of an f32 (x = bits << 16).
+
+/// F32 — 32 bits/weight. x = the value.
+typedef float loom_block_f32;
+_Static_assert(sizeof(loom_block_f32) == 4, "F32 block size");
+
+/// F16 — 16 bits/weight, IEEE binary16. x = loom_fp16_to_fp32(bits).
+typedef loom_fp16 loom_block_f16;
+_Static_assert(sizeof(loom_block_f16) == 2, "F16 block size");
+
+/// BF16 — 16 bits/weight, the upper half of an f32. x = f32 with bits << 16.
+typedef loom_bf16 loom_block_bf16;
+_Static_assert(sizeof(loom_block_bf16) == 2, "BF16 block size");
 
 // ---- Legacy 32-element blocks -------------------------------------------------------------
 

@@ -26,10 +26,13 @@
 //   Speed, single thread, weights in L2 (pure compute cost, ns per 32 weights, AVX2):
 //       Q8_0 1.35  Q4_0 1.85  Q4_1 1.8  Q4_K 1.85  Q5_K 2.4  Q5_0/Q5_1 2.7  Q6_K 2.6
 //       Q2_K 2.4   Q3_K 2.8   F16/BF16/F32 2.5
-//   so one core decodes Q4_K at ~10 GB/s of weights and Q8_0 at ~25 GB/s, and two cores
-//   reach the memory bandwidth for the common formats. Streaming numbers (weights far larger
-//   than the LLC, 1 and 2 threads, as a share of the measured read bandwidth) come from
-//   `loom bench kernels`; see the kernels branch report for this machine's figures.
+//   so one core decodes Q4_K at ~9-10 GB/s of weights and Q8_0 at ~24 GB/s, and two cores
+//   reach the memory bandwidth for the common formats: on a less busy moment of the shared
+//   dev host (2-thread read 15.5 GB/s) 2-thread matvec ran Q8_0 14.9, Q6_K 15.2, Q5_0 13.3,
+//   Q4_1 13.2, Q4_K 11.2 GB/s (llama.cpp: ~9 GB/s). `loom bench kernels` measures this.
+//   Where a Q4_K chunk's time goes (in L2): decode and group set-up ~60%, vpmaddwd ~10%,
+//   the f32 convert + scaled FMA ~30%; a per-256 activation scale with int16 pre-scaled
+//   weights would remove most of the last part, at some accuracy and an overflow margin.
 //
 // Tiers: `ref` is portable C (the reference every other tier is tested against), `avx2` needs
 // AVX2+FMA+F16C. The AVX-512 tier currently reuses the AVX2 kernels: the development machine

@@ -1,10 +1,12 @@
 // The sampler chain (order and RNG documented in loom_sampling.h).
 //
 // Candidates are (logit, id) pairs in a buffer sized by the vocabulary. Filters never sort the
-// whole vocabulary: top-k is a quickselect, and top-p sorts a growing prefix (64, 256, 1024, …
-// entries) until the kept mass reaches p, which for real distributions is a few hundred tokens.
-// The order (logit descending, id ascending) is total, so every step is deterministic.
+// whole vocabulary: top-k keeps a k-heap (quickselect for large k), and top-p sorts the best 64
+// candidates, which settles peaked distributions, else buckets candidates by logit and sorts
+// only the bucket where the mass crosses p. The order (logit descending, id ascending) is total,
+// so every step is deterministic.
 #include "loom_sampling.h"
+#include "simd_math.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -151,8 +153,36 @@ static int64_t partition(cand *c, int64_t n) {
     return store;
 }
 
+// Restores the min-heap (by `before`: the root is the candidate that comes last) below i.
+static void sift_down(cand *h, int64_t k, int64_t i) {
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, worst = i;
+        if (l < k && before(h[worst], h[l])) worst = l;
+        if (r < k && before(h[worst], h[r])) worst = r;
+        if (worst == i) return;
+        swap_c(&h[i], &h[worst]);
+        i = worst;
+    }
+}
+
+/// Top k of n by a heap of the k best so far: one comparison per candidate once the heap is
+/// warm, so small k (top-k 40, top-p's first 64) costs little more than reading the array.
+static void select_top_heap(cand *c, int64_t n, int64_t k) {
+    for (int64_t i = k / 2 - 1; i >= 0; i--) sift_down(c, k, i);
+    for (int64_t i = k; i < n; i++) {
+        if (before(c[i], c[0])) {
+            swap_c(&c[i], &c[0]);
+            sift_down(c, k, 0);
+        }
+    }
+}
+
 /// Reorders so that c[0..k) are the k first in order (unsorted among themselves).
 static void select_top(cand *c, int64_t n, int64_t k) {
+    if (k > 0 && k < n && k <= 4096 && k <= n / 8) {
+        select_top_heap(c, n, k);
+        return;
+    }
     while (n > 16 && k > 0 && k < n) {
         int64_t p = partition(c, n);
         if (p == k || p + 1 == k) return;
@@ -190,12 +220,14 @@ static void sort_cands(cand *c, int64_t n) {
 /// size. Peaked distributions are settled by sorting the best 64 candidates. Otherwise candidates
 /// are bucketed by logit (monotone, so bucket order is candidate order), whole buckets are kept
 /// until the one that crosses the target, and only that bucket is sorted.
-static int64_t top_p_filter(cand *c, int64_t nc, float maxv, float top_p) {
+static int64_t top_p_filter(cand *c, int64_t nc, float maxv, float top_p, float *tmp) {
     double z = 0;
     float minv = maxv;
+    for (int64_t i = 0; i < nc; i++) tmp[i] = c[i].v - maxv;
+    loom_exp_inplace(tmp, nc);
     for (int64_t i = 0; i < nc; i++) {
-        c[i].w = expf(c[i].v - maxv);
-        z += c[i].w;
+        c[i].w = tmp[i];
+        z += tmp[i];
         if (c[i].v < minv) minv = c[i].v;
     }
     double target = (double)top_p * z;
@@ -329,7 +361,8 @@ int32_t loom_sampler_sample(loom_sampler *s, const float *logits, const uint64_t
     }
 
     int weighted = p->top_p < 1.0f && nc > 1;
-    if (weighted) nc = top_p_filter(c, nc, maxv, p->top_p);
+    // `work` is free once candidates hold copies of the logits.
+    if (weighted) nc = top_p_filter(c, nc, maxv, p->top_p, s->work);
     if (p->min_p > 0.0f && nc > 1) {
         // p_i >= min_p * p_max  <=>  v_i - v_max >= log(min_p), at temperature 1.
         double floor_v = (double)maxv + log((double)p->min_p);
@@ -347,7 +380,9 @@ int32_t loom_sampler_sample(loom_sampler *s, const float *logits, const uint64_t
     if (inv_t == 1.0f && weighted) {
         for (int64_t i = 0; i < nc; i++) z += wt[i] = c[i].w;
     } else {
-        for (int64_t i = 0; i < nc; i++) z += wt[i] = expf((c[i].v - maxv) * inv_t);
+        for (int64_t i = 0; i < nc; i++) wt[i] = (c[i].v - maxv) * inv_t;
+        loom_exp_inplace(wt, nc);
+        for (int64_t i = 0; i < nc; i++) z += wt[i];
     }
     double u = loom_rng_uniform(&s->rng) * z;
     double cum = 0;

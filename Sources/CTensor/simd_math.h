@@ -1,14 +1,15 @@
 // simd_math.h — private vector helpers shared by the op files: horizontal sums and exp.
 //
 // exp uses the Cephes range reduction (x = n·ln2 + r, |r| <= ln2/2, degree-6 polynomial for e^r),
-// accurate to about 1 ulp over the float range; inputs below -87.3 flush to 0 and above 88.7
-// give +inf, as expf does. Each helper carries its own target attribute so callers compiled for
+// accurate to about 1 ulp over the float range; inputs below -87.3 flush to 0, above 88.7 give
+// +inf, and NaN stays NaN. loom_exp_exact is the same sequence in scalar form. Each helper carries its own target attribute so callers compiled for
 // that tier can inline it while the translation unit stays baseline.
 #ifndef LOOM_SIMD_MATH_H
 #define LOOM_SIMD_MATH_H
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #define LOOM_X86 1
@@ -60,7 +61,8 @@ static inline LOOM_AVX2 __m256 loom_exp256(__m256 x) {
     y = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
     y = _mm256_andnot_ps(under, y);
     y = _mm256_blendv_ps(y, _mm256_set1_ps(INFINITY), over);
-    return y;
+    // NaN in, NaN out (the clamp above would have turned it into e^lo).
+    return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
 static inline LOOM_AVX512 __m512 loom_exp512(__m512 x) {
@@ -83,8 +85,36 @@ static inline LOOM_AVX512 __m512 loom_exp512(__m512 x) {
     y = _mm512_mul_ps(y, _mm512_castsi512_ps(e));
     y = _mm512_maskz_mov_ps((__mmask16)~under, y);
     y = _mm512_mask_mov_ps(y, over, _mm512_set1_ps(INFINITY));
-    return y;
+    return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
 }
 #endif
+
+/// The vector exp's exact operation sequence in scalar form (fmaf: a single rounding, like the
+/// vector FMAs), so every tier returns the same bits. Used where results must not depend on the
+/// tier, such as the sampler's weights (seeded draws reproduce across machines).
+static inline float loom_exp_exact(float x) {
+    if (x != x) return x;
+    if (x > 88.7228391f) return INFINITY;
+    if (x < -87.3365447504f) return 0.0f;
+    float xc = x > 88.3762626647949f ? 88.3762626647949f : x;
+    float n = rintf(xc * 1.44269504088896341f);
+    float r = fmaf(-n, 0.693359375f, xc);
+    r = fmaf(-n, -2.12194440e-4f, r);
+    float p = 1.9875691500E-4f;
+    p = fmaf(p, r, 1.3981999507E-3f);
+    p = fmaf(p, r, 8.3334519073E-3f);
+    p = fmaf(p, r, 4.1665795894E-2f);
+    p = fmaf(p, r, 1.6666665459E-1f);
+    p = fmaf(p, r, 5.0000001201E-1f);
+    float y = fmaf(p, r * r, r + 1.0f);
+    uint32_t bits = (uint32_t)((int32_t)n + 127) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return y * scale;
+}
+
+/// x[i] = e^x[i] in place, bit-identical on every tier (loom_exp_exact; ops_softmax.c).
+/// Private to CTensor.
+void loom_exp_inplace(float *x, int64_t n);
 
 #endif

@@ -50,6 +50,14 @@ enum OpsSupport {
         return worst
     }
 
+    /// Element-wise agreement within `rel` × max(1, |b|). Results of two separate calls may come
+    /// from different tiers (tests run in parallel and the tier is process-wide), so equality of
+    /// parallel and serial runs is checked to rounding, not bits.
+    static func close(_ a: [Float], _ b: [Float], rel: Double = 1e-5) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { abs(Double($0) - Double($1)) <= rel * max(1, abs(Double($1))) }
+    }
+
     /// Sizes around every vector width (1, 8, 16, 64 lanes) plus model-like rows.
     static let edgeSizes = [1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 576, 1000, 2049]
 }

@@ -120,6 +120,16 @@ import Testing
             }
         }
         #expect(run(seed: 7) == run(seed: 7))
+        // The same tokens whichever tier computes the weights (a hot temperature and min-p make
+        // the weights non-trivial for every candidate).
+        let hot = gen.floats(3000, -6, 6)
+        func runTier() -> [Int32] {
+            let s = Sampler(nVocab: 3000) { p in p.seed = 11; p.temperature = 1.7; p.min_p = 0.001 }
+            return (0..<400).map { _ in s.sample(hot) }
+        }
+        var perTier: [[Int32]] = []
+        OpsSupport.forEachTier { _ in perTier.append(runTier()) }
+        #expect(perTier.allSatisfy { $0 == perTier[0] })
         #expect(run(seed: 7) != run(seed: 8))
         // reset(seed) replays from the start.
         let s = Sampler(nVocab: 5000) { $0.seed = 9 }

@@ -29,7 +29,7 @@ void loom_par_matvec(loom_pool *pool, int type, const void *w, size_t row_bytes,
                      float *y, int64_t n_rows);
 
 /// Batch size from which loom_par_matmul multiplies through dequantized tiles and sgemm instead
-/// of loom_matmul: 16 with OpenBLAS, 32 with Loom's own sgemm (measured crossovers, see parallel.c);
+/// of loom_matmul: 16 with OpenBLAS, 24 with Loom's own sgemm (measured crossovers, see parallel.c);
 /// a positive LOOM_BLAS_MIN_BATCH overrides it.
 int64_t loom_blas_min_batch(void);
 

@@ -3,6 +3,8 @@
 // One pool serves one model runner: a `loom_pool_run` call wakes the workers, every thread
 // (the caller included, as thread 0) runs `fn(ctx, ith, nth)` once, and the call returns when
 // all have finished. Dispatch costs a few microseconds, so it is used once per operation.
+// Idle threads spin on an atomic generation counter for LOOM_POOL_SPIN_US microseconds (default
+// 50; read at creation) and then sleep on a futex, so an idle pool costs no CPU.
 #ifndef LOOM_POOL_H
 #define LOOM_POOL_H
 

@@ -8,8 +8,9 @@
 // never allocates.
 //
 // Random numbers: xoshiro256** (Blackman & Vigna), its 256-bit state seeded from the 64-bit seed
-// through splitmix64; uniforms in [0, 1) take the top 53 bits. The same seed and the same
-// sequence of calls give the same tokens on every machine and tier.
+// through splitmix64; uniforms in [0, 1) take the top 53 bits. Weights come from an exp whose
+// result is bit-identical on every tier, so the same seed and the same sequence of calls give
+// the same tokens on every machine and tier.
 #ifndef LOOM_SAMPLING_H
 #define LOOM_SAMPLING_H
 
