@@ -25,33 +25,25 @@ enum LogitsCommand: LoomCommand {
         let model = try Model(path: args.modelPath)
         let transformer = try EngineOptions.transformer(args, model: model, positions: ids.count)
         let cache = try transformer.makeCache()
-        let vocab = model.config.vocabularySize
-        let k = min(top, vocab)
+        let k = min(top, model.config.vocabularySize)
         let json = args.has("json")
 
         var out = json ? "{\"positions\": [" : ""
         var last: [Float] = []
-        var pos = 0
-        while pos < ids.count {
-            let end = min(pos + transformer.configuration.maxBatch, ids.count)
-            let logits = try ids[pos..<end].withUnsafeBufferPointer { try transformer.forward($0, cache: cache, logits: .all) }
-            for i in pos..<end {
-                let row = UnsafeBufferPointer(rebasing: logits[(i - pos) * vocab ..< (i - pos + 1) * vocab])
-                let best = topK(row, k)
-                let lse = logsumexp(row)
-                if json {
-                    if i > 0 { out += ", " }
-                    out += "{\"pos\": \(i), \"input_id\": \(ids[i]), \"top_ids\": [\(best.map { String($0) }.joined(separator: ", "))], "
-                    out += "\"top_logits\": [\(best.map { EngineOptions.number(row[$0]) }.joined(separator: ", "))], "
-                    out += "\"logsumexp\": \(EngineOptions.number(lse))}"
-                } else {
-                    out += "pos \(i) id \(ids[i]) logsumexp \(lse):"
-                    for id in best { out += " \(id)=\(row[id])" }
-                    out += "\n"
-                }
-                if i == ids.count - 1 { last = Array(row) }
+        try transformer.evaluateAll(ids, cache: cache) { i, row in
+            let best = topK(row, k)
+            let lse = logsumexp(row)
+            if json {
+                if i > 0 { out += ", " }
+                out += "{\"pos\": \(i), \"input_id\": \(ids[i]), \"top_ids\": [\(best.map { String($0) }.joined(separator: ", "))], "
+                out += "\"top_logits\": [\(best.map { EngineOptions.number(row[$0]) }.joined(separator: ", "))], "
+                out += "\"logsumexp\": \(EngineOptions.number(lse))}"
+            } else {
+                out += "pos \(i) id \(ids[i]) logsumexp \(lse):"
+                for id in best { out += " \(id)=\(row[id])" }
+                out += "\n"
             }
-            pos = end
+            if i == ids.count - 1 { last = Array(row) }
         }
         if json {
             out += "]"

@@ -198,4 +198,25 @@ public final class Transformer {
         if let failure { throw failure }
         return result
     }
+
+    /// Evaluates any number of tokens and hands every position's logits to `body`, in order:
+    /// `body(i, row)` receives the prediction after `tokens[0...i]` (borrowed for the call).
+    /// For scoring and reference comparisons; generation only needs `evaluate`.
+    public func evaluateAll(_ tokens: [Int32], cache: KVCache,
+                            _ body: (Int, UnsafeBufferPointer<Float>) throws -> Void) throws {
+        guard !tokens.isEmpty else { throw EngineError.emptyBatch }
+        guard cache.count + tokens.count <= cache.capacity else {
+            throw EngineError.contextFull(needed: cache.count + tokens.count, capacity: cache.capacity)
+        }
+        let vocab = model.config.vocabularySize
+        var at = 0
+        while at < tokens.count {
+            let end = min(at + configuration.maxBatch, tokens.count)
+            let rows = try tokens[at..<end].withUnsafeBufferPointer { try forward($0, cache: cache, logits: .all) }
+            for i in at..<end {
+                try body(i, UnsafeBufferPointer(rebasing: rows[(i - at) * vocab ..< (i - at + 1) * vocab]))
+            }
+            at = end
+        }
+    }
 }

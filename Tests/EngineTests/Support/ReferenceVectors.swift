@@ -76,40 +76,33 @@ struct ReferenceVectors {
         config.contextLength = max(allIDs.count, 8)
         let transformer = try Transformer(model: model, configuration: config)
         let cache = try transformer.makeCache()
-        let vocab = model.config.vocabularySize
         var d = Deviation()
         var sum = 0.0, terms = 0
-        var pos = 0
         let ids = allIDs.map { Int32($0) }
-        while pos < ids.count {
-            let end = min(pos + config.maxBatch, ids.count)
-            let logits = try ids[pos..<end].withUnsafeBufferPointer { try transformer.forward($0, cache: cache, logits: .all) }
-            for i in pos..<end {
-                let row = Array(logits[(i - pos) * vocab ..< (i - pos + 1) * vocab])
-                let ref = positions[i]
-                for (k, (id, value)) in zip(ref.topIDs, ref.topLogits).enumerated() {
+        try transformer.evaluateAll(ids, cache: cache) { i, logits in
+            let row = Array(logits)
+            let ref = positions[i]
+            for (k, (id, value)) in zip(ref.topIDs, ref.topLogits).enumerated() {
+                let delta = abs(Double(row[id]) - value)
+                d.maxAbs = max(d.maxAbs, delta)
+                if k < 4 { d.maxAbsTop4 = max(d.maxAbsTop4, delta) }
+                sum += delta; terms += 1
+            }
+            let m = Double(row.max()!)
+            let lse = m + log(row.reduce(0.0) { $0 + exp(Double($1) - m) })
+            d.maxLogsumexp = max(d.maxLogsumexp, abs(lse - ref.logsumexp))
+            if ref.topLogits.count > 1, ref.topLogits[0] - ref.topLogits[1] > 0.05 {
+                d.confident += 1
+                let argmax = row.indices.max { row[$0] < row[$1] || (row[$0] == row[$1] && $0 > $1) }!
+                if argmax == ref.topIDs[0] { d.agreeing += 1 }
+            }
+            if i == ids.count - 1 {
+                for (id, value) in fullLastLogits.enumerated() {
                     let delta = abs(Double(row[id]) - value)
                     d.maxAbs = max(d.maxAbs, delta)
-                    if k < 4 { d.maxAbsTop4 = max(d.maxAbsTop4, delta) }
                     sum += delta; terms += 1
                 }
-                let m = Double(row.max()!)
-                let lse = m + log(row.reduce(0.0) { $0 + exp(Double($1) - m) })
-                d.maxLogsumexp = max(d.maxLogsumexp, abs(lse - ref.logsumexp))
-                if ref.topLogits.count > 1, ref.topLogits[0] - ref.topLogits[1] > 0.05 {
-                    d.confident += 1
-                    let argmax = row.indices.max { row[$0] < row[$1] || (row[$0] == row[$1] && $0 > $1) }!
-                    if argmax == ref.topIDs[0] { d.agreeing += 1 }
-                }
-                if i == ids.count - 1 {
-                    for (id, value) in fullLastLogits.enumerated() {
-                        let delta = abs(Double(row[id]) - value)
-                        d.maxAbs = max(d.maxAbs, delta)
-                        sum += delta; terms += 1
-                    }
-                }
             }
-            pos = end
         }
         d.meanAbs = sum / Double(max(terms, 1))
         return d
