@@ -88,15 +88,17 @@ loom_blas_backend loom_blas_set_backend(loom_blas_backend backend) {
     return g_backend;
 }
 
-void loom_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
-                float *C, int64_t ldc) {
-    if (M <= 0 || N <= 0) return;
+int loom_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+               float *C, int64_t ldc) {
+    // Checked here so OpenBLAS's xerbla never prints: bad shapes are the caller's typed error.
+    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < K || ldc < N) return -1;
+    if (M == 0 || N == 0) return 0;
     ensure_loaded();
-    if (g_backend == LOOM_BLAS_OPENBLAS && M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX && lda <= INT32_MAX &&
-        ldb <= INT32_MAX && ldc <= INT32_MAX) {
+    if (g_backend == LOOM_BLAS_OPENBLAS && K > 0 && M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX &&
+        lda <= INT32_MAX && ldb <= INT32_MAX && ldc <= INT32_MAX) {
         g_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, (int)M, (int)N, (int)K, 1.0f, A, (int)lda, B, (int)ldb,
                 0.0f, C, (int)ldc);
-        return;
+        return 0;
     }
-    loom_sgemm_own(M, N, K, A, lda, B, ldb, C, ldc);
+    return loom_sgemm_own(M, N, K, A, lda, B, ldb, C, ldc);
 }

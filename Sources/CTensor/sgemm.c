@@ -173,18 +173,20 @@ static LOOM_AVX2 void sgemm_avx2(int64_t M, int64_t N, int64_t K, const float *A
 }
 #endif
 
-void loom_sgemm_own(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
-                    float *C, int64_t ldc) {
-    if (M <= 0 || N <= 0) return;
-    if (K <= 0) {
+int loom_sgemm_own(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+                   float *C, int64_t ldc) {
+    if (M < 0 || N < 0 || K < 0 || lda < K || ldb < K || ldc < N) return -1;
+    if (M == 0 || N == 0) return 0;
+    if (K == 0) {
         for (int64_t i = 0; i < M; i++) memset(C + i * ldc, 0, (size_t)N * sizeof(float));
-        return;
+        return 0;
     }
 #if LOOM_X86
     if (loom_isa_active() >= LOOM_ISA_AVX2) {
         sgemm_avx2(M, N, K, A, lda, B, ldb, C, ldc);
-        return;
+        return 0;
     }
 #endif
     sgemm_scalar(M, N, K, A, lda, B, ldb, C, ldc);
+    return 0;
 }

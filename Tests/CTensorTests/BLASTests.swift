@@ -62,9 +62,23 @@ import Testing
         }
     }
 
-    @Test func emptyInnerDimensionGivesZeros() {
+    @Test func emptyInnerDimensionGivesZerosAndBadShapesAreRejected() {
+        for backend in [LOOM_BLAS_OWN, LOOM_BLAS_OPENBLAS] {
+            let before = loom_blas_backend_active()
+            defer { _ = loom_blas_set_backend(before) }
+            _ = loom_blas_set_backend(backend)
+            var c = [Float](repeating: .nan, count: 6)
+            #expect(loom_sgemm(2, 3, 0, [], 1, [], 1, &c, 3) == 0)
+            #expect(c == [0, 0, 0, 0, 0, 0])
+            let a = [Float](repeating: 1, count: 8)
+            c = [Float](repeating: 7, count: 6)
+            #expect(loom_sgemm(2, 3, 4, a, 3, a, 4, &c, 3) == -1)  // lda shorter than K
+            #expect(loom_sgemm(2, 3, 4, a, 4, a, 4, &c, 2) == -1)  // ldc shorter than N
+            #expect(loom_sgemm(-1, 3, 4, a, 4, a, 4, &c, 3) == -1)
+            #expect(c.allSatisfy { $0 == 7 })
+        }
         var c = [Float](repeating: .nan, count: 6)
-        loom_sgemm_own(2, 3, 0, [], 1, [], 1, &c, 3)
+        #expect(loom_sgemm_own(2, 3, 0, [], 1, [], 1, &c, 3) == 0)
         #expect(c == [0, 0, 0, 0, 0, 0])
     }
 

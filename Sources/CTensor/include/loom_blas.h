@@ -39,12 +39,13 @@ loom_blas_backend loom_blas_backend_active(void);
 loom_blas_backend loom_blas_set_backend(loom_blas_backend backend);
 
 /// C = A · Bᵀ, single-threaded. A is M×K (row stride lda), B is N×K (row stride ldb: weight rows),
-/// C is M×N (row stride ldc), all row-major F32. C is overwritten.
-void loom_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+/// C is M×N (row stride ldc), all row-major F32. C is overwritten (zeros when K = 0).
+/// Returns 0, or -1 without touching C for negative sizes or strides shorter than a row.
+int loom_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                 float *C, int64_t ldc);
 
 /// Loom's own sgemm with the same contract, whatever the active backend.
-void loom_sgemm_own(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+int loom_sgemm_own(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                     float *C, int64_t ldc);
 
 #ifdef __cplusplus
