@@ -10,8 +10,10 @@ enum LoomCommands {
         InspectCommand.self,
         TokenizeCommand.self,
         DetokenizeCommand.self,
-        BenchCommand.self,
+        GenerateCommand.self,
+        LogitsCommand.self,
         TemplateCommand.self,
+        BenchCommand.self,
     ]
 }
 

@@ -43,6 +43,12 @@ public enum ModelLoadError: Error, Sendable, Equatable, CustomStringConvertible 
     case inconsistentHyperparameters(String)
     /// Tokenizer metadata that cannot describe a working tokenizer.
     case badTokenizer(String)
+    /// `block_count` names more transformer blocks than the file has tensors for.
+    case missingBlocks(declared: Int, present: Int)
+    /// A special-token id key (`tokenizer.ggml.*_token_id`) points outside the vocabulary.
+    case specialTokenOutOfRange(key: String, id: Int, vocabularySize: Int)
+    /// The file asks for a feature Loom does not implement (e.g. a RoPE scaling type).
+    case unsupportedFeature(String)
 
     public var description: String {
         switch self {
@@ -72,6 +78,11 @@ public enum ModelLoadError: Error, Sendable, Equatable, CustomStringConvertible 
         case .unsupportedArchitecture(let arch): return "unsupported architecture '\(arch)'"
         case .inconsistentHyperparameters(let why): return "inconsistent hyper-parameters: \(why)"
         case .badTokenizer(let why): return "bad tokenizer metadata: \(why)"
+        case .missingBlocks(let declared, let present):
+            return "block_count is \(declared) but the file holds tensors for \(present) blocks"
+        case .specialTokenOutOfRange(let key, let id, let vocabularySize):
+            return "\(key) = \(id) is outside the vocabulary of \(vocabularySize) tokens"
+        case .unsupportedFeature(let what): return "unsupported: \(what)"
         }
     }
 }

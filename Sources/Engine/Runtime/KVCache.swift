@@ -1,0 +1,97 @@
+import CTensor
+
+/// Element type of a KV cache.
+public enum KVCacheType: String, Codable, Sendable, CaseIterable {
+    /// Exact: keys and values kept as computed.
+    case f32
+    /// Half the memory; rounds every key and value to IEEE half (llama.cpp's default).
+    case f16
+
+    /// Bytes per element.
+    public var elementSize: Int { self == .f32 ? 4 : 2 }
+}
+
+/// The keys and values of one sequence, for every layer, at positions `0..<count`.
+///
+/// Layout: for each layer, keys then values, each `[capacity × kvLength]` elements
+/// (`kvLength = kvHeads × headDim`, heads contiguous within a position). Memory is allocated once
+/// at creation; `append` and `truncate` never allocate.
+///
+/// A single-sequence cache: prefix reuse and multi-sequence management build on `truncate(to:)`.
+public final class KVCache {
+    /// Element type.
+    public let type: KVCacheType
+    /// Layers.
+    public let layerCount: Int
+    /// Elements per position per layer (kv heads × head dimension).
+    public let kvLength: Int
+    /// Positions the cache can hold.
+    public let capacity: Int
+    /// Positions filled (`0..<count` are valid).
+    public private(set) var count = 0
+
+    private let storage: UnsafeMutableRawPointer
+    private let layerBytes: Int
+    private let tableBytes: Int
+
+    /// A cache for `layers` layers of `kvLength` elements per position, holding `capacity` positions.
+    public init(type: KVCacheType, layers: Int, kvLength: Int, capacity: Int) throws(EngineError) {
+        guard layers > 0, kvLength > 0, capacity > 0 else {
+            throw .invalidConfiguration("KV cache needs positive layers, width and capacity (\(layers), \(kvLength), \(capacity))")
+        }
+        let (table, o1) = capacity.multipliedReportingOverflow(by: kvLength * type.elementSize)
+        let (total, o2) = table.multipliedReportingOverflow(by: 2 * layers)
+        guard !o1, !o2 else { throw .invalidConfiguration("KV cache of \(capacity) positions is too large") }
+        self.type = type
+        layerCount = layers
+        self.kvLength = kvLength
+        self.capacity = capacity
+        tableBytes = table
+        layerBytes = 2 * table
+        storage = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 64)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Keys of `layer` (position-major, `kvLength` elements each).
+    @inlinable public func keys(layer: Int) -> UnsafeRawPointer { UnsafeRawPointer(mutableKeys(layer: layer)) }
+    /// Values of `layer`.
+    @inlinable public func values(layer: Int) -> UnsafeRawPointer { UnsafeRawPointer(mutableValues(layer: layer)) }
+
+    @usableFromInline func mutableKeys(layer: Int) -> UnsafeMutableRawPointer { storage + layer * layerBytes }
+    @usableFromInline func mutableValues(layer: Int) -> UnsafeMutableRawPointer { storage + layer * layerBytes + tableBytes }
+
+    /// Writes one position's key and value for one layer (converted to the cache type).
+    /// `position` must be below `capacity`; it becomes valid once `commit(through:)` covers it.
+    public func store(layer: Int, position: Int, key: UnsafePointer<Float>, value: UnsafePointer<Float>) {
+        precondition(layer >= 0 && layer < layerCount && position >= 0 && position < capacity)
+        let offset = position * kvLength
+        switch type {
+        case .f32:
+            (mutableKeys(layer: layer).assumingMemoryBound(to: Float.self) + offset).update(from: key, count: kvLength)
+            (mutableValues(layer: layer).assumingMemoryBound(to: Float.self) + offset).update(from: value, count: kvLength)
+        case .f16:
+            let k = mutableKeys(layer: layer).assumingMemoryBound(to: UInt16.self) + offset
+            let v = mutableValues(layer: layer).assumingMemoryBound(to: UInt16.self) + offset
+            for i in 0..<kvLength {
+                k[i] = loom_fp32_to_fp16(key[i])
+                v[i] = loom_fp32_to_fp16(value[i])
+            }
+        }
+    }
+
+    /// Marks positions `0..<newCount` valid after a forward pass stored them in every layer.
+    public func commit(count newCount: Int) {
+        precondition(newCount >= count && newCount <= capacity)
+        count = newCount
+    }
+
+    /// Forgets positions `n...` (for rollback or prefix reuse); `n` may not exceed `count`.
+    public func truncate(to n: Int) {
+        precondition(n >= 0 && n <= count, "truncate(to: \(n)) beyond count \(count)")
+        count = n
+    }
+
+    /// Forgets every position.
+    public func reset() { count = 0 }
+}

@@ -1,0 +1,154 @@
+import Engine
+import LoomJSON
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `loom generate`: continues a prompt (token ids or text) greedily or
+/// by sampling, stopping before any end-of-generation token.
+enum GenerateCommand: LoomCommand {
+    static let name = "generate"
+    static let summary = "continue a prompt (text or token ids) greedily or by sampling"
+    static let usage = """
+        usage: loom generate [-m MODEL] (--ids "1 2 3" | -p TEXT [--bos] [--special]) [-n N]
+                             [--greedy | --temperature T --top-k K --top-p P --seed S] [--ignore-eos] [--json]
+        \(EngineOptions.usage)  -p, --prompt TEXT  prompt text, tokenized with the model's tokenizer
+          --bos              add the BOS token before the prompt text
+          --special          parse special-token text (<|im_start|>) in the prompt
+          -n N               tokens to generate at most (default 128)
+          --greedy           argmax decoding (the default)
+          --temperature T, --top-k K, --top-p P, --seed S   sampling parameters
+          --ignore-eos       keep going past end-of-generation tokens
+          --json             {"prompt_ids": [...], "ids": [generated], "text": "..."}
+          --timings          print prompt and decode speed to stderr
+
+
+        """
+
+    static func run(_ arguments: [String]) async throws {
+        let args = try Arguments(
+            arguments, flags: ["json", "greedy", "ignore-eos", "bos", "special", "timings"],
+            options: EngineOptions.options.union(["prompt", "n", "temperature", "top-k", "top-p", "seed"]),
+            aliases: EngineOptions.aliases.merging(["p": "prompt"]) { a, _ in a })
+        if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        let steps = try args.int("n", default: 128)
+        guard steps >= 0 else { throw UsageError("-n must not be negative") }
+        let parameters = try samplingParameters(args)
+
+        let model = try Model(path: args.modelPath)
+        // The tokenizer is needed for -p and for text output; ids-only runs work without one.
+        let tokenizer: Tokenizer?
+        let promptIDs: [Int32]
+        if let ids = try EngineOptions.ids(args) {
+            if args.value("prompt") != nil { throw UsageError("give either --ids or -p, not both") }
+            promptIDs = ids
+            do {
+                tokenizer = try Tokenizer(gguf: model.file)
+            } catch {
+                StandardError.line("loom generate: no tokenizer (\(error)); printing token ids")
+                tokenizer = nil
+            }
+        } else if let text = args.value("prompt") {
+            let t = try Tokenizer(gguf: model.file)
+            tokenizer = t
+            promptIDs = t.encode(text, addBOS: args.has("bos"), parseSpecial: args.has("special"))
+        } else {
+            throw UsageError("a prompt is required (--ids or -p)")
+        }
+        guard !promptIDs.isEmpty else { throw UsageError("the prompt is empty") }
+
+        let transformer = try EngineOptions.transformer(args, model: model, positions: promptIDs.count + steps)
+        let cache = try transformer.makeCache()
+        let stop: Set<Int32> = args.has("ignore-eos") ? [] :
+            Set(tokenizer?.endOfGenerationTokens ?? model.config.specialTokens.endOfGenerationIDs.map { Int32($0) })
+        let json = args.has("json")
+        var decoder = tokenizer.map { StreamingDecoder(tokenizer: $0) }
+        let sampler = try Sampler(vocabularySize: model.config.vocabularySize, parameters: parameters)
+        for id in promptIDs { sampler.accept(id) }
+
+        var generated: [Int32] = []
+        var text = ""
+        var promptSeconds = 0.0, decodeSeconds = 0.0
+        if steps > 0 {
+            let t0 = monotonicSeconds()
+            var logits = try transformer.evaluate(promptIDs, cache: cache)
+            promptSeconds = monotonicSeconds() - t0
+            let t1 = monotonicSeconds()
+            defer { decodeSeconds = monotonicSeconds() - t1 }
+            while generated.count < steps {
+                guard let next = sampler.sample(logits) else { throw RuntimeError("no token can be sampled (all logits non-finite)") }
+                if stop.contains(next) { break }
+                sampler.accept(next)
+                generated.append(next)
+                if decoder != nil {
+                    let piece = try decoder!.append(next)
+                    text += piece
+                    if !json { StandardOutput.write(piece) }
+                } else if !json {
+                    StandardOutput.write(generated.count == 1 ? "\(next)" : " \(next)")
+                }
+                if generated.count == steps { break }
+                logits = try transformer.decode(next, cache: cache)
+            }
+        }
+        if decoder != nil {
+            let rest = decoder!.finish()
+            text += rest
+            if !json { StandardOutput.write(rest) }
+        }
+        if json {
+            let p = promptIDs.map { String($0) }.joined(separator: ", ")
+            let g = generated.map { String($0) }.joined(separator: ", ")
+            let doc = "{\"prompt_ids\": [\(p)], \"ids\": [\(g)], \"text\": \(JSONValue.string(text).serialized())}\n"
+            StandardOutput.write(doc)
+        } else {
+            StandardOutput.write("\n")
+        }
+        if args.has("timings") {
+            // Decode time covers sampling and every step after the prompt pass; the first
+            // generated token comes from the prompt pass, so it is not counted as decoded.
+            let decoded = max(generated.count - 1, 0)
+            StandardError.line("prompt: \(promptIDs.count) tokens in \(ms(promptSeconds)) ms (\(rate(promptIDs.count, promptSeconds)) tok/s); "
+                + "decode: \(decoded) tokens in \(ms(decodeSeconds)) ms (\(rate(decoded, decodeSeconds)) tok/s); "
+                + "threads \(transformer.pool.threadCount)")
+        }
+    }
+
+    private static func ms(_ s: Double) -> String { String(Int((s * 1000).rounded())) }
+    private static func rate(_ n: Int, _ s: Double) -> String { s > 0 ? String(Int((Double(n) / s).rounded())) : "-" }
+
+    /// Seconds on the monotonic clock.
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    /// Greedy unless a sampling option is given; sampling options left out are off (top-k,
+    /// top-p) or neutral (temperature 1, seed 0).
+    static func samplingParameters(_ args: Arguments) throws(UsageError) -> SamplingParameters {
+        let sampled = ["temperature", "top-k", "top-p", "seed"].contains { args.value($0) != nil }
+        if sampled && args.has("greedy") { throw UsageError("--greedy excludes --temperature/--top-k/--top-p/--seed") }
+        guard sampled else { return .greedy }
+        var p = SamplingParameters()
+        if let t = try args.double("temperature") {
+            guard t >= 0, t.isFinite else { throw UsageError("--temperature must be a non-negative number") }
+            p.temperature = Float(t)
+        }
+        if let k = try args.int("top-k") {
+            guard k >= 0 else { throw UsageError("--top-k must not be negative") }
+            p.topK = k
+        }
+        if let top = try args.double("top-p") {
+            guard top > 0, top <= 1 else { throw UsageError("--top-p must be in (0, 1]") }
+            p.topP = Float(top)
+        }
+        if let raw = args.value("seed") {
+            guard let seed = UInt64(raw) else { throw UsageError("--seed expects a non-negative integer, got '\(raw)'") }
+            p.seed = seed
+        }
+        return p
+    }
+}
