@@ -100,6 +100,11 @@ struct Vocabulary: Sendable {
 
         func special(_ key: String, default d: Int32?) throws(TokenizerError) -> Int32? {
             guard let v = metadata[key] else { return d.flatMap { Int($0) < n ? $0 : nil } }
+            // Converters write -1 (as u32 0xFFFFFFFF) for "no such token", e.g. stories260K's padding.
+            switch v {
+            case .uint32(UInt32.max), .int32(-1), .uint64(UInt64.max), .int64(-1): return nil
+            default: break
+            }
             guard let id = v.intValue else { throw .wrongValueType(key: key, expected: "an integer token id") }
             guard id >= 0, id < n else { throw .specialTokenOutOfRange(key: key, id: id, vocabularySize: n) }
             return Int32(id)
