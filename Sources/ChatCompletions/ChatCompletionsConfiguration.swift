@@ -45,7 +45,8 @@ extension ChatCompletionsLanguageModel {
         case reasoningContent
     }
 
-    /// Transport time limits.
+    /// Transport time limits. Fractions are rounded up to whole seconds (the Linux transport
+    /// works in whole seconds, and would turn 0.5 s into an immediate timeout).
     public struct Timeouts: Sendable, Hashable {
         /// The longest wait for the next bytes (on Linux the wait between bytes, so long
         /// streams are not cut off), in seconds.

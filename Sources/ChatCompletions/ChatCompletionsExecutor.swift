@@ -32,8 +32,10 @@ public final class ChatCompletionsExecutor: LanguageModelExecutor {
             throw ChatCompletionsError.invalidEndpoint(error.description)
         }
         let session = (configuration.sessionConfiguration?.configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
-        session.timeoutIntervalForRequest = configuration.timeouts.request
-        session.timeoutIntervalForResource = configuration.timeouts.resource
+        // swift-corelibs-foundation hands libcurl whole seconds: 0.5 s truncates to 0 and the
+        // request times out at once (measured), so fractions are rounded up.
+        session.timeoutIntervalForRequest = configuration.timeouts.request.rounded(.up)
+        session.timeoutIntervalForResource = configuration.timeouts.resource.rounded(.up)
         self.configuration = configuration
         client = StreamingHTTPClient(configuration: session)
     }
