@@ -157,7 +157,7 @@ extension ChatCompletionsLanguageModel {
 
         /// A one-line summary without secrets.
         public var description: String {
-            "ChatCompletionsLanguageModel.Configuration(model: \(modelName), url: \(url.absoluteString), headers: \(additionalHeaderNames), "
+            "ChatCompletionsLanguageModel.Configuration(model: \(modelName), url: \(Self.redacted(url)), headers: \(additionalHeaderNames), "
                 + "guided: \(supportsGuidedGeneration), timeouts: \(timeouts.request)s/\(timeouts.resource)s, "
                 + "credential: \(tokenProvider == nil ? "none" : "token provider"))"
         }
@@ -165,10 +165,20 @@ extension ChatCompletionsLanguageModel {
         /// Same as `description`.
         public var debugDescription: String { description }
 
+        /// `url` without user info (`https://user:password@host` must not print).
+        static func redacted(_ url: URL) -> String {
+            guard var c = URLComponents(url: url, resolvingAgainstBaseURL: true), c.user != nil || c.password != nil else {
+                return url.absoluteString
+            }
+            c.user = nil
+            c.password = nil
+            return (c.url?.absoluteString ?? "<url>") + " (credentials redacted)"
+        }
+
         /// Reflection without header values or the token provider.
         public var customMirror: Mirror {
             Mirror(self, children: [
-                "modelName": modelName, "url": url, "endpointOverride": endpointOverride as Any,
+                "modelName": modelName, "url": Self.redacted(url), "endpointOverride": endpointOverride.map(Self.redacted) as Any,
                 "apiVersion": apiVersion as Any, "supportsGuidedGeneration": supportsGuidedGeneration,
                 "additionalHeaderNames": additionalHeaderNames, "timeouts": timeouts,
                 "tokenProviderID": tokenProviderID as Any,

@@ -55,6 +55,8 @@ public final class ChatCompletionsExecutor: LanguageModelExecutor {
         for (name, value) in configuration.additionalHeaders { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.setValue(request.id.uuidString, forHTTPHeaderField: configuration.requestIDHeaderName)
         var secrets = Array(configuration.additionalHeaders.values)
+        let components = URLComponents(url: endpoint, resolvingAgainstBaseURL: true)
+        secrets += [components?.password, components?.percentEncodedPassword].compactMap { $0 }.filter { $0.count >= 4 }
         if let provider = configuration.tokenProvider {
             let token: String
             do {

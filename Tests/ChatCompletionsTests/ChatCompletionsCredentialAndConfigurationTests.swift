@@ -189,6 +189,15 @@ final class TokenCounter: Sendable {
         #expect(one.executorConfiguration.tokenProviderID?.hasPrefix("keychain") == true)
     }
 
+    @Test func urlUserInfoIsNotPrinted() {
+        let model = ChatCompletionsLanguageModel(name: "m", url: URL(string: "https://alice:pw-secret-1@example.com/v1")!)
+        var dumped = ""
+        dump(model.executorConfiguration, to: &dumped)
+        for text in [dumped, model.executorConfiguration.description] {
+            #expect(!text.contains("pw-secret-1") && text.contains("example.com"))
+        }
+    }
+
     @Test func invalidURLIsRefusedAtExecutorCreation() {
         let model = ChatCompletionsLanguageModel(name: "m", url: URL(string: "ftp://example.com/v1")!)
         #expect(throws: ChatCompletionsError.self) { _ = try ChatCompletionsExecutor(configuration: model.executorConfiguration) }
