@@ -59,10 +59,17 @@ struct CityWeatherTool: Tool {
     @Test func plainResponseWithUsage() async throws {
         try await withChatServer({ _, _ in
             stream([Chunk.content("Hello"), Chunk.content(", world"), Chunk.finish("stop"),
-                    Chunk.usage(prompt: 12, completion: 3, cached: 4, reasoning: 0)])
+                    Chunk.usage(prompt: 12, completion: 3, cached: 4, reasoning: 0)], headers: ["X-Request-Id": "srv-7"])
         }) { server in
-            let response = try await LanguageModelSession(model: server.model()).respond(to: "Hi")
+            let session = LanguageModelSession(model: server.model())
+            let response = try await session.respond(to: "Hi")
             #expect(response.content == "Hello, world")
+            if case .response(let r)? = session.transcript.last {
+                #expect(r.metadata["requestID"]?.jsonValue == .string("srv-7"))
+                #expect(r.metadata["responseID"]?.jsonValue == .string("chatcmpl-1"))
+            } else {
+                Issue.record("last entry is not a response")
+            }
             #expect(response.usage?.input.totalTokenCount == 12)
             #expect(response.usage?.input.cachedTokenCount == 4)
             #expect(response.usage?.output.totalTokenCount == 3)
@@ -168,6 +175,49 @@ struct CityWeatherTool: Tool {
         let schema = try GenerationSchema(jsonSchema: "{\"type\":\"object\"}")
         await #expect(throws: LanguageModelError.self) {
             _ = try await LanguageModelSession(model: unstrict).respond(to: "x", schema: schema)
+        }
+    }
+
+    /// A server that ignores `stream: true` and answers with one completion object still works.
+    @Test func nonStreamingJSONAnswerIsAccepted() async throws {
+        try await withChatServer({ _, _ in
+            .json(.object(JSONObject([("id", "chatcmpl-9"), ("model", "m"), ("choices", .array([.object(JSONObject([
+                ("index", 0), ("message", .object(JSONObject([("role", "assistant"), ("content", "whole answer")]))), ("finish_reason", "stop"),
+            ]))])), ("usage", .object(JSONObject([("prompt_tokens", 2), ("completion_tokens", 2)])))])))
+        }) { server in
+            let response = try await LanguageModelSession(model: server.model()).respond(to: "Hi")
+            #expect(response.content == "whole answer")
+            #expect(response.usage?.output.totalTokenCount == 2)
+        }
+    }
+
+    /// Cancelling the consuming task mid-stream closes the connection; the server sees the
+    /// disconnect as cancellation of its producer.
+    @Test func cancellingTheStreamClosesTheConnection() async throws {
+        let firstSeen = Gate()
+        let producerCancelled = Gate()
+        try await withChatServer({ _, _ in
+            .eventStream { w in
+                try await w.sendEvent(Chunk.content("first"))
+                do {
+                    while true {
+                        try Task.checkCancellation()
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                } catch {
+                    producerCancelled.open()
+                    throw error
+                }
+            }
+        }) { server in
+            let session = LanguageModelSession(model: server.model())
+            let consumer = Task {
+                for try await _ in session.streamResponse(to: "Hi") { firstSeen.open() }
+            }
+            #expect(await firstSeen.wait())
+            consumer.cancel()
+            #expect(await producerCancelled.wait())
+            _ = await consumer.result
         }
     }
 }
