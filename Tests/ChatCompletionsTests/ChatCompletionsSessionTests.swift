@@ -132,8 +132,11 @@ struct CityWeatherTool: Tool {
             let messages = try #require(requests[1].body["messages"]?.arrayValue)
             #expect(messages.first?["role"] == .string("system"))
             #expect(messages.first?["content"] == .string("Be brief."))
+            // system, user, one assistant message holding both the text and the call, tool.
+            #expect(messages.count == 4)
             let assistant = try #require(messages.first { $0["tool_calls"] != nil })
             #expect(assistant["role"] == .string("assistant"))
+            #expect(assistant["content"] == .string("Let me check."))
             let call = try #require(assistant["tool_calls"]?.arrayValue?.first)
             #expect(call["id"] == .string("call_1"))
             #expect(call["type"] == .string("function"))
