@@ -128,3 +128,17 @@ public struct ChatCompletionsLanguageModel: LanguageModel {
         Configuration(model: self)
     }
 }
+
+extension ChatCompletionsLanguageModel: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A summary without header values, tokens or URL user info.
+    public var description: String {
+        "ChatCompletionsLanguageModel(name: \(name), url: \(Configuration.redacted(url)), headers: \(additionalHeaders.keys.sorted()), "
+            + "supportsGuidedGeneration: \(supportsGuidedGeneration), credential: \(tokenProvider == nil ? "none" : "token provider"))"
+    }
+
+    /// Same as `description`.
+    public var debugDescription: String { description }
+
+    /// Reflection (`dump`, debuggers) without secrets: the configuration's redacted mirror.
+    public var customMirror: Mirror { executorConfiguration.customMirror }
+}

@@ -91,7 +91,9 @@ final class TokenCounter: Sendable {
                 }
                 var dumped = ""
                 dump(model.executorConfiguration, to: &dumped)
-                for text in [dumped, String(describing: model.executorConfiguration), String(reflecting: model.executorConfiguration)] {
+                dump(model, to: &dumped)
+                for text in [dumped, String(describing: model.executorConfiguration), String(reflecting: model.executorConfiguration),
+                             String(describing: model), String(reflecting: model)] {
                     #expect(!text.contains("sk-header-secret") && !text.contains("hdr-secret-value"))
                 }
             }
