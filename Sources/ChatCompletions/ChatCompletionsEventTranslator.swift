@@ -39,8 +39,12 @@ public struct ChatCompletionsEventTranslator: Sendable {
     /// The assembled state so far (content, tool calls, usage, finish reason).
     public var state: ChatCompletionDeltaAccumulator { accumulator }
 
+    /// How many payloads were consumed (a stream with none is not a completion).
+    public private(set) var chunkCount = 0
+
     /// The events for one SSE `data` payload (not `[DONE]`).
     public mutating func consume(data: String) throws -> [Event] {
+        chunkCount += 1
         let deltas: [ChatCompletionDeltaAccumulator.Delta]
         do {
             deltas = try accumulator.apply(data: data)

@@ -108,6 +108,12 @@ public final class ChatCompletionsExecutor: LanguageModelExecutor {
             throw mapping.error(transport: error)
         }
         try Task.checkCancellation()
+        if translator.chunkCount == 0 {
+            // A 200 with no completion chunks (an HTML page from a proxy, a wrong endpoint)
+            // would otherwise look like an empty answer.
+            let type = response.header("content-type") ?? "none"
+            throw ChatCompletionsError.malformedResponse("the server answered 200 (content type \(type)) without any completion chunks")
+        }
         if !translator.unnamedToolCalls.isEmpty {
             throw ChatCompletionsError.malformedResponse("tool call(s) at index \(translator.unnamedToolCalls) never received a function name")
         }

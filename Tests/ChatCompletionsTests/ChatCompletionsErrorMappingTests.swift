@@ -87,6 +87,20 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
         }
     }
 
+    /// A 200 that is not a completion (a proxy's HTML page) is an error, not an empty answer.
+    @Test func successWithoutChunksIsAMalformedResponse() async throws {
+        try await withChatServer({ _, _ in
+            HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Array("<html>login</html>".utf8))
+        }) { server in
+            let error = await respondError(server)
+            guard case ChatCompletionsError.malformedResponse(let why) = error else {
+                Issue.record("expected malformedResponse, got \(error)")
+                return
+            }
+            #expect(why.contains("text/html"))
+        }
+    }
+
     @Test func errorEventInsideTheStream() async throws {
         try await withChatServer({ _, _ in
             stream([Chunk.content("par"), #"{"error":{"message":"model crashed","type":"server_error"}}"#])

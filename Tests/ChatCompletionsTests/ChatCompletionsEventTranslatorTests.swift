@@ -90,6 +90,13 @@ private func describe(_ events: [LanguageModelExecutorGenerationChannel.Event]) 
         #expect(seen[4] == .callsMetadata)
     }
 
+    /// Arguments sent as a JSON object instead of JSON text are kept, not dropped.
+    @Test func objectArgumentsAreKeptAsText() throws {
+        var t = ChatCompletionsEventTranslator()
+        let chunk = #"{"choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":{"a":1}}}]},"finish_reason":"tool_calls"}]}"#
+        #expect(describe(try t.consume(data: chunk)) == [.call(id: "c1", name: "f", arguments: "{\"a\":1}")])
+    }
+
     @Test func unnamedToolCallsAreReported() throws {
         var t = ChatCompletionsEventTranslator()
         _ = try t.consume(data: Chunk.toolCall(index: 0, id: "c1", arguments: "{}"))
