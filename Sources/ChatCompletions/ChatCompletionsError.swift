@@ -14,11 +14,10 @@ public enum ChatCompletionsError: Error, Sendable, LocalizedError, CustomStringC
     /// The token provider threw; carries the error's type and description (the token itself
     /// is never involved).
     case credentialUnavailable(String)
-    /// The server answered with a non-success status that maps to no LanguageModelError case.
-    /// `envelope` is the parsed error body when it had one; `body` the (scrubbed, truncated) text.
-    case httpError(statusCode: Int, envelope: ChatCompletionsErrorEnvelope?, body: String)
-    /// The server reported an error inside the event stream.
-    case serverError(ChatCompletionsErrorEnvelope)
+    /// The server answered with a non-success status that maps to no LanguageModelError case
+    /// (upstream's shape). `data` is the body, scrubbed of credentials and truncated to 64 KiB;
+    /// `envelope` parses it.
+    case httpError(statusCode: Int, data: Data)
     /// The response could not be understood (not JSON, wrong shape, a tool call without a name).
     case malformedResponse(String)
     /// The connection failed (refused, reset, DNS, TLS…).
@@ -30,9 +29,9 @@ public enum ChatCompletionsError: Error, Sendable, LocalizedError, CustomStringC
         case .invalidRequest(let why): "invalid Chat Completions request: \(why)"
         case .invalidEndpoint(let why): "invalid Chat Completions endpoint: \(why)"
         case .credentialUnavailable(let why): "the token provider failed: \(why)"
-        case .httpError(let status, let envelope, let body):
-            "HTTP \(status) from the Chat Completions server: \(envelope?.message ?? (body.isEmpty ? "(empty body)" : body))"
-        case .serverError(let envelope): "the Chat Completions server reported an error: \(envelope.message)"
+        case .httpError(let status, let data):
+            "HTTP \(status) from the Chat Completions server: "
+                + (ChatCompletionsErrorEnvelope(body: [UInt8](data))?.message ?? (data.isEmpty ? "(empty body)" : String(decoding: data, as: UTF8.self)))
         case .malformedResponse(let why): "malformed Chat Completions response: \(why)"
         case .transport(let error): "Chat Completions transport failure: \(error.description)"
         }
@@ -40,4 +39,10 @@ public enum ChatCompletionsError: Error, Sendable, LocalizedError, CustomStringC
 
     /// Same as `description`.
     public var errorDescription: String? { description }
+
+    /// The parsed error body of an `httpError`, when it has a recognisable shape.
+    public var envelope: ChatCompletionsErrorEnvelope? {
+        guard case .httpError(_, let data) = self else { return nil }
+        return ChatCompletionsErrorEnvelope(body: [UInt8](data))
+    }
 }

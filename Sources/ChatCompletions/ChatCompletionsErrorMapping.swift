@@ -51,10 +51,11 @@ public struct ChatCompletionsErrorMapping: Sendable {
         if status == 408 || status == 504 {
             return LanguageModelError.timeout(.init(debugDescription: detail, metadata: metadata))
         }
-        return ChatCompletionsError.httpError(statusCode: status, envelope: envelope, body: text)
+        return ChatCompletionsError.httpError(statusCode: status, data: Data(text.utf8))
     }
 
-    /// The error for an error object the server sent inside the event stream.
+    /// The error for an error object the server sent inside the event stream: a
+    /// LanguageModelError when one fits, else `ChatCompletionsLanguageModel.APIError`.
     public func error(streamed envelope: ChatCompletionsErrorEnvelope) -> any Error {
         var e = envelope
         e.message = scrub(e.message)
@@ -65,7 +66,7 @@ public struct ChatCompletionsErrorMapping: Sendable {
         if e.code == "429" || e.type == "rate_limit_error" || e.code == "rate_limit_exceeded" {
             return LanguageModelError.rateLimited(.init(debugDescription: "stream error: \(e.message)", metadata: metadata))
         }
-        return Self.typed(e, detail: "stream error: \(e.message)", metadata: metadata) ?? ChatCompletionsError.serverError(e)
+        return Self.typed(e, detail: "stream error: \(e.message)", metadata: metadata) ?? ChatCompletionsLanguageModel.APIError(e)
     }
 
     /// A transport failure: timeouts → `.timeout`, cancellation stays `CancellationError`.

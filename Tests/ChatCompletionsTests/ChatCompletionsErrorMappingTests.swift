@@ -68,12 +68,37 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
                 #expect(p.debugDescription.contains("content management policy"))
             case LanguageModelError.timeout:
                 #expect(expected == "timeout")
-            case ChatCompletionsError.httpError(let code, let envelope, let text):
+            case ChatCompletionsError.httpError(let code, let data):
+                let envelope = (error as? ChatCompletionsError)?.envelope
                 #expect(expected == "http:\(code):\(envelope?.message ?? "")")
-                if envelope == nil { #expect(text == body) }
+                if envelope == nil { #expect(String(decoding: data, as: UTF8.self) == body) }
             default:
                 Issue.record("unexpected error \(error) for \(expected)")
             }
+        }
+    }
+
+    /// Seed 003 §2.7's catch ladder, written against upstream's names, compiles and works;
+    /// the 429 now reaches the portable LanguageModelError arm.
+    @Test func upstreamCatchLadderCompiles() async throws {
+        try await withChatServer({ n, _ in
+            n == 0 ? .error(status: 500, message: "boom", type: "server_error") : .error(status: 429, message: "slow", type: "rate")
+        }) { server in
+            var arms: [String] = []
+            for _ in 0..<2 {
+                do {
+                    _ = try await LanguageModelSession(model: server.model()).respond(to: "hi")
+                } catch let error as ChatCompletionsLanguageModel.RequestError {
+                    if case .httpError(let statusCode, let data) = error {
+                        arms.append("http \(statusCode) \(String(decoding: data, as: UTF8.self).contains("boom"))")
+                    }
+                } catch let error as ChatCompletionsLanguageModel.APIError {
+                    arms.append("api \(error.message)")
+                } catch let error as LanguageModelError {
+                    if case .rateLimited = error { arms.append("rateLimited") }
+                }
+            }
+            #expect(arms == ["http 500 true", "rateLimited"])
         }
     }
 
@@ -106,8 +131,8 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
             stream([Chunk.content("par"), #"{"error":{"message":"model crashed","type":"server_error"}}"#])
         }) { server in
             let error = await respondError(server)
-            guard case ChatCompletionsError.serverError(let envelope) = error else {
-                Issue.record("expected serverError, got \(error)")
+            guard let envelope = error as? ChatCompletionsLanguageModel.APIError else {
+                Issue.record("expected APIError, got \(error)")
                 return
             }
             #expect(envelope.message == "model crashed")
