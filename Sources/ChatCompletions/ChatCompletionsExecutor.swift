@@ -40,10 +40,6 @@ public final class ChatCompletionsExecutor: LanguageModelExecutor {
         client = StreamingHTTPClient(configuration: session)
     }
 
-    deinit {
-        client.invalidate()
-    }
-
     /// Streams one step of `request` into `channel`.
     public func respond(to request: LanguageModelExecutorGenerationRequest, model: ChatCompletionsLanguageModel,
                         streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
