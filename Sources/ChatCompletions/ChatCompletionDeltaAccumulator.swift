@@ -133,7 +133,14 @@ public struct ChatCompletionDeltaAccumulator: Sendable {
         let id = t["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let function = t["function"]?.objectValue
         let name = function?["name"]?.stringValue ?? ""
-        let fragment = function?["arguments"]?.stringValue ?? ""
+        // Arguments are JSON text by the protocol, but some servers (Ollama's native shape,
+        // some non-streaming answers) send the object itself: keep it as text, never drop it.
+        let fragment: String
+        switch function?["arguments"] {
+        case .string(let text)?: fragment = text
+        case .null?, nil: fragment = ""
+        case let value?: fragment = value.serialized()
+        }
         var out: [Delta] = []
 
         var slot = slotForIndex[index]
