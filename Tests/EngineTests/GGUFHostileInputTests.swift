@@ -121,7 +121,8 @@ import Testing
     }
 
     /// Thousands of seeded mutations (byte flips, overwritten counts, truncations) of real files:
-    /// every one must load or throw a `ModelLoadError` — a crash fails the whole test run.
+    /// every one must load or throw a `ModelLoadError` (and so must the model description and the
+    /// tokenizer built from what loads) — a crash fails the whole test run.
     @Test(arguments: ["models/stories260K.gguf", "models/fixtures/synth-llama-q4_k_m.gguf"])
     func seededMutationsNeverCrash(_ relative: String) throws {
         let original = try SharedData.bytes(relative)
@@ -146,8 +147,12 @@ import Testing
                 let at = Int(rng.next() % UInt64(headerEnd))
                 m.insert(contentsOf: [UInt8](repeating: UInt8(truncatingIfNeeded: rng.next()), count: Int(1 + rng.next() % 16)), at: at)
             }
+            // A file that still parses must also give a model description and a tokenizer,
+            // or typed errors: the layers above the reader see hostile metadata too.
             do {
-                _ = try GGUFFile(bytes: m)
+                let file = try GGUFFile(bytes: m)
+                _ = try? ModelDescription(file: file)
+                _ = try? Tokenizer(gguf: file)
                 loaded += 1
             } catch {
                 rejected += 1
