@@ -1,3 +1,4 @@
+import LoomJSON
 /// Python's `str()`, `repr()` and `json.dumps` for template values, byte for byte.
 enum PythonFormat {
     /// `str(x)`, which Jinja2 uses to print values and for `~`, `|string` and `|join`.
@@ -297,33 +298,9 @@ extension PythonFormat {
         }
     }
 
-    /// A JSON string literal with Python's escapes (lowercase hex, surrogate pairs when ASCII-only).
+    /// A JSON string literal with Python's escapes (lowercase hex, surrogate pairs when ASCII-only):
+    /// LoomJSON's writer escapes exactly as `json.dumps` does.
     static func writeJSONString(_ s: String, ascii: Bool, into out: inout String) {
-        out += "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if c.value < 0x20 {
-                    out += "\\u" + hex(c.value, width: 4)
-                } else if ascii && c.value > 0x7E {
-                    if c.value > 0xFFFF {
-                        let v = c.value - 0x10000
-                        out += "\\u" + hex(0xD800 + (v >> 10), width: 4) + "\\u" + hex(0xDC00 + (v & 0x3FF), width: 4)
-                    } else {
-                        out += "\\u" + hex(c.value, width: 4)
-                    }
-                } else {
-                    out.unicodeScalars.append(c)
-                }
-            }
-        }
-        out += "\""
+        JSONValue.writeString(s, into: &out, options: JSONWriteOptions(asciiOnly: ascii))
     }
 }
