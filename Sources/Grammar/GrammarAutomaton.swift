@@ -1,0 +1,160 @@
+/// The lazily built deterministic automaton behind a matcher.
+///
+/// A matcher state is a *configuration*: the set of parser stacks still alive, each stack a
+/// hash-consed chain of frames `(node, state)`. Because stacks and configurations are interned,
+/// the same configuration reached twice gets the same id, and `step(cfg, byte)` is memoised in a
+/// flat table (`cfg * 256 + byte`). After warm-up a token is accepted, and a whole token trie is
+/// walked, with one table load per byte: no allocation, no hashing, no reference counting.
+/// Misses fall back to the slow path here, which expands stacks (calls, returns, repetition) with
+/// tail-call elimination so right-recursive grammars keep bounded stacks.
+final class GrammarAutomaton {
+    let grammar: Grammar
+    let nodes: [GrammarNode]
+    let dfas: [ByteDFA]
+
+    // Stacks: id 0 is the empty stack.
+    private var stNode: [Int32] = [-1]
+    private var stState: [Int32] = [0]
+    private var stParent: [Int32] = [-1]
+    private var stackIds: [StackKey: Int32] = [:]
+
+    // Node-private states (strings, numbers, objects, arrays) interned to Int32.
+    private(set) var aux: [[Int32]] = []
+    private var auxIds: [[Int32]: Int32] = [:]
+
+    // Configurations.
+    private(set) var cfgReady: [[Int32]] = []
+    private(set) var cfgAccept: [Bool] = []
+    private var cfgIds: [CfgKey: Int32] = [:]
+
+    /// `cfg * 256 + byte` → next cfg; -1 dead, -2 not yet computed.
+    private(set) var trans: UnsafeMutablePointer<Int32>
+    private var transCapacity: Int
+
+    /// The configuration before any input.
+    private(set) var start: Int32 = -1
+
+    /// Upper bound on stacks visited by one closure (a safety net; left recursion is refused at
+    /// compile time). Exceeding it makes the transition dead, which can only reject.
+    static let closureBudget = 200_000
+
+    struct StackKey: Hashable { let node: Int32, state: Int32, parent: Int32 }
+    struct CfgKey: Hashable { let ready: [Int32], accept: Bool }
+
+    init(_ grammar: Grammar) {
+        self.grammar = grammar
+        nodes = grammar.nodes
+        dfas = grammar.dfas
+        transCapacity = 256
+        trans = .allocate(capacity: transCapacity * 256)
+        trans.initialize(repeating: -2, count: transCapacity * 256)
+        var ready: [Int32] = [], accept = false
+        let s = push(grammar.root, initialState(grammar.root), 0)
+        closure([s], &ready, &accept)
+        start = internCfg(ready, accept)
+    }
+
+    deinit { trans.deallocate() }
+
+    var configurationCount: Int { cfgReady.count }
+
+    // MARK: - Interning
+
+    @inline(__always) private func push(_ node: Int32, _ state: Int32, _ parent: Int32) -> Int32 {
+        let key = StackKey(node: node, state: state, parent: parent)
+        if let id = stackIds[key] { return id }
+        let id = Int32(stNode.count)
+        stNode.append(node)
+        stState.append(state)
+        stParent.append(parent)
+        stackIds[key] = id
+        return id
+    }
+
+    func internAux(_ a: [Int32]) -> Int32 {
+        if let id = auxIds[a] { return id }
+        let id = Int32(aux.count)
+        aux.append(a)
+        auxIds[a] = id
+        return id
+    }
+
+    private func internCfg(_ ready: [Int32], _ accept: Bool) -> Int32 {
+        if ready.isEmpty && !accept { return -1 }
+        let key = CfgKey(ready: ready, accept: accept)
+        if let id = cfgIds[key] { return id }
+        let id = Int32(cfgReady.count)
+        cfgReady.append(ready)
+        cfgAccept.append(accept)
+        cfgIds[key] = id
+        if cfgReady.count > transCapacity {
+            let newCap = transCapacity * 2
+            let t = UnsafeMutablePointer<Int32>.allocate(capacity: newCap * 256)
+            t.moveInitialize(from: trans, count: transCapacity * 256)
+            (t + transCapacity * 256).initialize(repeating: -2, count: (newCap - transCapacity) * 256)
+            trans.deallocate()
+            trans = t
+            transCapacity = newCap
+        }
+        return id
+    }
+
+    // MARK: - Slow path
+
+    /// Expands stacks until every live one has a byte-consuming frame on top (those are `ready`);
+    /// reaching the empty stack means the input so far is a complete sentence.
+    private func closure(_ roots: [Int32], _ ready: inout [Int32], _ accept: inout Bool) {
+        var visited = Set<Int32>()
+        var work = roots
+        var budget = GrammarAutomaton.closureBudget
+        while let s = work.popLast() {
+            if s == 0 { accept = true; continue }
+            guard visited.insert(s).inserted else { continue }
+            budget -= 1
+            if budget < 0 { ready.removeAll(); accept = false; return }
+            let node = stNode[Int(s)], state = stState[Int(s)], parent = stParent[Int(s)]
+            if canConsume(node, state) { ready.append(s) }
+            forEachMove(node, state) { move in
+                switch move {
+                case .done:
+                    work.append(parent)
+                case .call(let child, let ret):
+                    let base = isFinalOnly(node, ret) ? parent : push(node, ret, parent)
+                    work.append(push(child, initialState(child), base))
+                }
+            }
+        }
+        ready.sort()
+    }
+
+    /// Computes and records the transition of `cfg` on `byte`.
+    @inline(never)
+    func step(_ cfg: Int32, _ byte: UInt8) -> Int32 {
+        var roots: [Int32] = []
+        for s in cfgReady[Int(cfg)] {
+            let ns = consume(stNode[Int(s)], stState[Int(s)], byte)
+            if ns >= 0 { roots.append(push(stNode[Int(s)], ns, stParent[Int(s)])) }
+        }
+        var ready: [Int32] = [], accept = false
+        if !roots.isEmpty { closure(roots, &ready, &accept) }
+        let next = internCfg(ready, accept)
+        trans[Int(cfg) &* 256 &+ Int(byte)] = next
+        return next
+    }
+
+    /// The transition, computing it if needed.
+    @inline(__always) func next(_ cfg: Int32, _ byte: UInt8) -> Int32 {
+        let t = trans[Int(cfg) &* 256 &+ Int(byte)]
+        return t == -2 ? step(cfg, byte) : t
+    }
+
+    /// The configuration after `bytes`, or -1.
+    func run(_ cfg: Int32, _ bytes: some Sequence<UInt8>) -> Int32 {
+        var c = cfg
+        for b in bytes {
+            c = next(c, b)
+            if c < 0 { return -1 }
+        }
+        return c
+    }
+}
