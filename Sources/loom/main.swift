@@ -8,6 +8,8 @@ import Darwin
 enum LoomCommands {
     static let all: [any LoomCommand.Type] = [
         InspectCommand.self,
+        TokenizeCommand.self,
+        DetokenizeCommand.self,
     ]
 }
 

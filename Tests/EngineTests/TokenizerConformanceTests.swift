@@ -1,0 +1,91 @@
+import Engine
+import Foundation
+import Testing
+
+/// llama.cpp's own tokenizer vectors (`../shared/vocab`) and the SmolLM2 vectors produced by
+/// `llama-tokenize` (`../shared/reference/smollm2-tokenizer.jsonl`): every id must match.
+@Suite(.serialized) struct TokenizerConformanceTests {
+    static let vocabularies = ["llama-spm", "phi-3", "gpt-2", "llama-bpe", "qwen2", "starcoder", "deepseek-llm"]
+
+    /// The tokenizers are built once per suite run: the largest take a moment in debug builds.
+    static let cache = TokenizerCache()
+
+    /// The strings of a `.inp` file and the id lines of its `.out` file.
+    static func vectors(_ name: String) throws -> [(text: String, ids: [Int32])] {
+        let inp = try String(contentsOfFile: SharedData.path("vocab/ggml-vocab-\(name).gguf.inp"), encoding: .utf8)
+        let out = try String(contentsOfFile: SharedData.path("vocab/ggml-vocab-\(name).gguf.out"), encoding: .utf8)
+        var texts = inp.components(separatedBy: "\n__ggml_vocab_test__\n")
+        // The file ends with a separator, leaving one empty piece that is not a test string.
+        if texts.last == "" { texts.removeLast() }
+        var lines = out.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        #expect(texts.count == lines.count, "\(name): \(texts.count) strings but \(lines.count) id lines")
+        return zip(texts, lines).map { text, line in
+            (text, line.split(separator: " ").map { Int32($0)! })
+        }
+    }
+
+    /// A readable account of the first place two id sequences differ.
+    static func divergence(_ got: [Int32], _ want: [Int32], _ tokenizer: Tokenizer) -> String? {
+        guard got != want else { return nil }
+        let i = zip(got, want).prefix { $0 == $1 }.count
+        let lo = max(0, i - 3)
+        func window(_ ids: [Int32]) -> String {
+            ids[lo..<min(ids.count, i + 4)].map { "\($0)'\(tokenizer.tokenText($0) ?? "?")'" }.joined(separator: " ")
+        }
+        return "first divergence at index \(i) (got \(got.count) ids, want \(want.count)):\n  got:  \(window(got))\n  want: \(window(want))"
+    }
+
+    @Test(arguments: vocabularies)
+    func matchesLlamaCppVectors(_ name: String) throws {
+        let tokenizer = try Self.cache.tokenizer(SharedData.path("vocab/ggml-vocab-\(name).gguf"))
+        let vectors = try Self.vectors(name)
+        #expect(!vectors.isEmpty)
+        var failures = 0
+        for (text, want) in vectors {
+            let got = tokenizer.encode(text, addBOS: false, parseSpecial: false)
+            if let d = Self.divergence(got, want, tokenizer) {
+                failures += 1
+                Issue.record("\(name): \(String(reflecting: text)):\n\(d)")
+            }
+        }
+        #expect(failures == 0, "\(name): \(failures) of \(vectors.count) strings differ")
+    }
+
+    @Test func matchesSmolLM2Reference() throws {
+        let tokenizer = try Self.cache.tokenizer(SharedData.defaultModel)
+        let text = try String(contentsOfFile: SharedData.path("reference/smollm2-tokenizer.jsonl"), encoding: .utf8)
+        var count = 0
+        for line in text.split(separator: "\n") where !line.isEmpty {
+            let row = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            guard let row, let s = row["text"] as? String, let special = row["parse_special"] as? Bool,
+                  let bos = row["add_bos"] as? Bool, let idValues = row["ids"] as? [Int] else {
+                Issue.record("malformed row: \(line)")
+                continue
+            }
+            let want = idValues.map { Int32($0) }
+            let got = tokenizer.encode(s, addBOS: bos, parseSpecial: special)
+            if let d = Self.divergence(got, want, tokenizer) {
+                Issue.record("\(String(reflecting: s)) parse_special=\(special):\n\(d)")
+            }
+            count += 1
+        }
+        #expect(count == 106)
+    }
+}
+
+/// Builds each vocabulary once for all tests of a run.
+final class TokenizerCache: @unchecked Sendable {
+    // Guarded by `lock`; tokenizers themselves are immutable.
+    private var built: [String: Tokenizer] = [:]
+    private let lock = NSLock()
+
+    func tokenizer(_ path: String) throws -> Tokenizer {
+        lock.lock()
+        defer { lock.unlock() }
+        if let t = built[path] { return t }
+        let t = try Tokenizer(gguf: GGUFFile(path: path))
+        built[path] = t
+        return t
+    }
+}
