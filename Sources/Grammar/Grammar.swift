@@ -138,7 +138,8 @@ struct GrammarBuilder {
 
     /// A node to be defined later (recursion).
     mutating func placeholder() -> Int32 {
-        nodes.append(.fail)
+        // `.alt([])` (not `.fail`): an undefined placeholder must not look like the empty language.
+        nodes.append(.alt([]))
         return Int32(nodes.count - 1)
     }
 
@@ -157,11 +158,10 @@ struct GrammarBuilder {
     mutating func literal(_ s: String) -> Int32 { add(.literal(Array(s.utf8))) }
     mutating func seq(_ xs: [Int32]) -> Int32 { xs.count == 1 ? xs[0] : add(.seq(xs)) }
     mutating func alt(_ xs: [Int32]) -> Int32 {
-        let live = xs.filter { nodes[Int($0)] != .fail || isPlaceholderLike($0) }
+        let live = xs.filter { nodes[Int($0)] != .fail }
         if live.isEmpty { return add(.fail) }
         return live.count == 1 ? live[0] : add(.alt(live))
     }
-    private func isPlaceholderLike(_ id: Int32) -> Bool { nodeIds[.fail] != id }
 
     /// Which nodes can derive the empty string.
     func nullable() -> [Bool] {

@@ -158,3 +158,24 @@ final class GrammarAutomaton {
         return c
     }
 }
+
+extension GrammarAutomaton {
+    /// A stack as text, top first (for debugging).
+    func describe(_ s: Int32) -> String {
+        var parts: [String] = []
+        var cur = s
+        while cur > 0 {
+            let n = stNode[Int(cur)], st = stState[Int(cur)]
+            var kind = "\(nodes[Int(n)])".prefix(30)
+            if case .object = nodes[Int(n)] { kind = "object" }
+            let state: String
+            switch nodes[Int(n)] {
+            case .object, .array, .string, .number: state = "\(aux[Int(st)])"
+            default: state = "\(st)"
+            }
+            parts.append("n\(n)[\(kind)]@\(state)")
+            cur = stParent[Int(cur)]
+        }
+        return parts.joined(separator: " < ")
+    }
+}

@@ -10,6 +10,7 @@ enum LoomCommands {
         InspectCommand.self,
         TokenizeCommand.self,
         DetokenizeCommand.self,
+        GrammarCommand.self,
     ]
 }
 
