@@ -28,7 +28,8 @@ extension GrammarAutomaton {
         case .object(let o):
             return internAux([0, 0, -1] + Array(repeating: 0, count: (o.members.count + 31) / 32))
         case .array(let a):
-            return internAux([0, 0, -1] + Array(repeating: 0, count: ((a.uniqueChoices?.count ?? 0) + 31) / 32))
+            // Slot 2 counts items matching `contains`.
+            return internAux([0, 0, 0] + Array(repeating: 0, count: ((a.uniqueChoices?.count ?? 0) + 31) / 32))
         default:
             return 0
         }
@@ -128,14 +129,22 @@ extension GrammarAutomaton {
                 }
                 return
             }
-            let item: Int32
-            if count < spec.prefix.count { item = spec.prefix[count] } else if let it = spec.items { item = it } else { return }
             var b = a
             b[cPhase] = 2
             let cap = max(spec.prefix.count, spec.minItems)
             b[cCount] = Int32(spec.maxItems < 0 && count + 1 > cap ? cap : count + 1)
             if spec.maxItems < 0 && count >= cap { b[cCount] = Int32(cap) }
-            body(.call(item, ret: internAux(b)))
+            let item: Int32?
+            if count < spec.prefix.count { item = spec.prefix[count] } else { item = spec.items }
+            if let item { body(.call(item, ret: internAux(b))) }
+            if spec.hasContains {
+                let matching: Int32? = count < spec.containsPrefix.count ? spec.containsPrefix[count] : spec.containsItems
+                let cc = Int(a[cLast])
+                if let matching, spec.maxContains < 0 || cc < spec.maxContains {
+                    b[cLast] = Int32(spec.maxContains < 0 ? min(cc + 1, spec.minContains) : cc + 1)
+                    body(.call(matching, ret: internAux(b)))
+                }
+            }
         }
     }
 
@@ -168,6 +177,7 @@ extension GrammarAutomaton {
         let count = Int(a[cCount])
         if s.maxItems >= 0 && count >= s.maxItems { return false }
         if let u = s.uniqueChoices { return (0..<u.count).contains { !bit(a, $0) } }
+        if s.hasContains && (count < s.containsPrefix.count || s.containsItems != nil) { return true }
         return count < s.prefix.count || s.items != nil
     }
 
@@ -209,7 +219,10 @@ extension GrammarAutomaton {
                 return internAux(a)
             case 1, 2, 3:
                 if isWS(b) { return s.whitespace ? st : -1 }
-                if b == 0x5D, a[cPhase] != 3, Int(a[cCount]) >= s.minItems { a[cPhase] = 4; return internAux(a) }
+                if b == 0x5D, a[cPhase] != 3, Int(a[cCount]) >= s.minItems, Int(a[cLast]) >= s.minContains || !s.hasContains {
+                    a[cPhase] = 4
+                    return internAux(a)
+                }
                 if b == 0x2C, a[cPhase] == 2, arrayCanContinue(s, a) { a[cPhase] = 3; return internAux(a) }
                 return -1
             default: return -1
@@ -412,7 +425,7 @@ extension GrammarAutomaton {
         if digits.isEmpty { return neg ? spec.viableSign(negative: true) : true }
         // With fractions and exponents any leading digits reach every magnitude; only integers
         // (whose reachable values are the integers written with these leading digits) are judged.
-        guard spec.integer != .any, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return true }
+        guard spec.integer != .any, spec.integer != .nonIntegral, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return true }
         guard let p = ExactDecimal(literal: digits) else { return true }
         if p.isZero { return spec.admits(p) }
         // Completions: p·10^k + r, 0 ≤ r < 10^k, for k = 0, 1, 2, …, in magnitude.
@@ -445,7 +458,7 @@ extension NumberSpec {
     /// Integral-valued literals need the literal only when an exponent may make them integral;
     /// otherwise a zero fraction is checked by syntax.
     var needsLiteralForIntegral: Bool {
-        minimum != nil || maximum != nil || !multipleOf.isEmpty || !excluded.isEmpty || allowed != nil
+        integer == .nonIntegral || minimum != nil || maximum != nil || !multipleOf.isEmpty || !excluded.isEmpty || allowed != nil
     }
 
     /// Whether the value satisfies every constraint.
@@ -453,6 +466,7 @@ extension NumberSpec {
         switch integer {
         case .any: break
         case .digitsOnly, .integralValue: if !v.isInteger { return false }
+        case .nonIntegral: if v.isInteger { return false }
         }
         if let m = minimum {
             let c = ExactDecimal.compare(v, m)

@@ -52,6 +52,8 @@ struct NumberSpec: Sendable, Hashable {
         case digitsOnly
         /// Any literal whose value is integral: `1.0` is an integer from draft-06 on.
         case integralValue
+        /// Only numbers whose value is not an integer (the complement of `integer` within `number`).
+        case nonIntegral
     }
     var integer: IntegerMode = .any
     var minimum: ExactDecimal?
@@ -66,7 +68,7 @@ struct NumberSpec: Sendable, Hashable {
 
     /// True when the literal must be remembered to decide acceptance.
     var needsLiteral: Bool {
-        minimum != nil || maximum != nil || !multipleOf.isEmpty || !excluded.isEmpty || allowed != nil
+        integer == .nonIntegral || minimum != nil || maximum != nil || !multipleOf.isEmpty || !excluded.isEmpty || allowed != nil
     }
 }
 
@@ -102,6 +104,14 @@ struct ArraySpec: Sendable, Hashable {
     var maxItems = -1
     /// `uniqueItems` over a finite domain: each item is one of these nodes, each used at most once.
     var uniqueChoices: [Int32]?
+    /// `contains`: nodes for items that match the `contains` schema, per prefix position and for the
+    /// rest (`prefix`/`items` then hold the items that do not match). Matches are counted.
+    var containsPrefix: [Int32] = []
+    var containsItems: Int32?
+    var hasContains = false
+    var minContains = 0
+    /// -1 for unbounded.
+    var maxContains = -1
     var whitespace = true
 }
 

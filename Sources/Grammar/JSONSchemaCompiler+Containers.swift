@@ -35,8 +35,9 @@ extension JSONSchemaCompiler {
             var conj: [SchemaLoc] = []
             var closedOut = false
             for v in views {
-                if let s = v.property(name) { conj.append(s); continue }
+                // patternProperties apply to declared names too; additionalProperties only to the rest.
                 var matched = false
+                if let s = v.property(name) { conj.append(s); matched = true }
                 for (re, s) in v.patterns where try patternDFA(re, s.pointer).matches(Array(name.utf8)) {
                     conj.append(s)
                     matched = true
@@ -46,7 +47,7 @@ extension JSONSchemaCompiler {
                 }
             }
             if views.isEmpty && options.closedObjects { closedOut = true }
-            if let nf = nameFacts {
+            if let nf = nameFacts, nf.impossible { closedOut = true } else if let nf = nameFacts {
                 let admits = try stringAdmits(nf, name)
                 let ok: Bool
                 if let e = nf.enumValues { ok = e.contains(.string(name)) && admits } else {
@@ -70,7 +71,7 @@ extension JSONSchemaCompiler {
         var keyBase: [ByteDFA] = [ByteDFA.excluding(names.map { Array($0.utf8) })]
         var keyMin = 0, keyMax = -1
         var keysAllowed = true
-        if let nf = nameFacts {
+        if let nf = nameFacts, nf.impossible { keysAllowed = false } else if let nf = nameFacts {
             if let e = nf.enumValues {
                 let allowed = e.compactMap(\.stringValue)
                 keyBase.append(ByteDFA.words(allowed.map { Array($0.utf8) }))
@@ -94,16 +95,28 @@ extension JSONSchemaCompiler {
         let closedByDefault = options.closedObjects && views.contains { $0.additional == nil }
         if let pv = patView {
             let dfas = try pv.patterns.map { (re, s) throws(GrammarError) in try patternDFA(re, s.pointer) }
-            for i in 0..<dfas.count {
-                for j in (i + 1)..<max(i + 1, dfas.count) where !ByteDFA.disjoint(dfas[i], dfas[j]) {
-                    try unsupported("patternProperties", pv.pointer + "/patternProperties",
-                                    "patterns '\(pv.patterns[i].0)' and '\(pv.patterns[j].0)' can match the same key")
+            if dfas.count > 6 {
+                for i in 0..<dfas.count {
+                    for j in (i + 1)..<max(i + 1, dfas.count) where !ByteDFA.disjoint(dfas[i], dfas[j]) {
+                        try unsupported("patternProperties", pv.pointer + "/patternProperties",
+                                        "patterns '\(pv.patterns[i].0)' and '\(pv.patterns[j].0)' can match the same key")
+                    }
                 }
             }
             if !closedByDefault {
-                for (i, (_, s)) in pv.patterns.enumerated() {
-                    let value = try compileConj([s] + othersAdditional, resolved: [])
-                    extra.append(b.add(.seq([keyNode(keyBase + [dfas[i]]), ws, b.literal(":"), ws, value])))
+                // A key matching several patterns must satisfy all their schemas: one member per set
+                // of patterns, its key matching exactly that set.
+                let n = dfas.count
+                let overlapping = (0..<n).contains { i in ((i + 1)..<max(i + 1, n)).contains { !ByteDFA.disjoint(dfas[i], dfas[$0]) } }
+                let subsets: [[Int]] = overlapping && n <= 6
+                    ? (1..<(1 << n)).map { m in (0..<n).filter { m >> $0 & 1 == 1 } }
+                    : (0..<n).map { [$0] }
+                for set in subsets {
+                    var keyDFAs = keyBase + set.map { dfas[$0] }
+                    if overlapping { keyDFAs += (0..<n).filter { !set.contains($0) }.map { dfas[$0].complement } }
+                    let value = try compileConj(set.map { pv.patterns[$0].1 } + othersAdditional, resolved: [])
+                    if isCanonicalFail(value) { continue }
+                    extra.append(b.add(.seq([keyNode(keyDFAs), ws, b.literal(":"), ws, value])))
                 }
             }
             keyBase += dfas.map(\.complement)
@@ -149,20 +162,39 @@ extension JSONSchemaCompiler {
     mutating func arrayNode(_ f: SchemaFacts, pointer: String) throws(GrammarError) -> Int32 {
         let views = f.arrayViews
         let prefixCount = views.map(\.prefix.count).max() ?? 0
-        var prefix: [Int32] = []
+        // `contains`: split every position into items matching it (counted) and items not matching.
+        var match: SchemaLoc?, noMatch: SchemaLoc?
+        if let c = f.contains.first {
+            if f.contains.count > 1 { try unsupported("contains", c.pointer, "several contains in one array") }
+            if f.uniqueItems != nil { try unsupported("contains", c.pointer, "contains with uniqueItems") }
+            do {
+                noMatch = try negate(c)
+                match = c
+            } catch {
+                try unsupported("contains", c.pointer, "the contains schema has no exact complement (\(error.reason))")
+            }
+        }
+        var prefix: [Int32] = [], containsPrefix: [Int32] = []
         for i in 0..<prefixCount {
             var conj: [SchemaLoc] = []
             for v in views {
                 if i < v.prefix.count { conj.append(v.prefix[i]) } else if let r = v.rest { conj.append(r) }
             }
-            prefix.append(try compileConj(conj, resolved: []))
+            if let match, let noMatch {
+                prefix.append(try compileConj(conj + [noMatch], resolved: []))
+                containsPrefix.append(try compileConj(conj + [match], resolved: []))
+            } else {
+                prefix.append(try compileConj(conj, resolved: []))
+            }
         }
         let restConj = views.compactMap(\.rest)
-        var items: Int32? = try compileConj(restConj, resolved: [])
+        var items: Int32? = try compileConj(restConj + (noMatch.map { [$0] } ?? []), resolved: [])
+        var containsItems: Int32? = try match.map { m throws(GrammarError) in try compileConj(restConj + [m], resolved: []) }
+        if let c = containsItems, isCanonicalFail(c) { containsItems = nil }
         if let it = items, isCanonicalFail(it) { items = nil }
         // A prefix item with an empty language caps the array before it.
         var maxItems = f.maxItems
-        if let firstImpossible = prefix.firstIndex(where: isCanonicalFail) {
+        if match == nil, let firstImpossible = prefix.firstIndex(where: isCanonicalFail) {
             maxItems = maxItems < 0 ? firstImpossible : min(maxItems, firstImpossible)
             prefix = Array(prefix[..<firstImpossible])
             items = nil
@@ -173,6 +205,14 @@ extension JSONSchemaCompiler {
         spec.minItems = f.minItems
         spec.maxItems = maxItems
         spec.whitespace = options.whitespace
+        if match != nil {
+            spec.hasContains = true
+            spec.containsPrefix = containsPrefix
+            spec.containsItems = containsItems
+            spec.minContains = f.minContains ?? 1
+            spec.maxContains = f.maxContains ?? -1
+            if spec.maxContains >= 0 && spec.minContains > spec.maxContains { return b.add(.fail) }
+        }
         if maxItems >= 0 && f.minItems > maxItems { return b.add(.fail) }
         if let u = f.uniqueItems, maxItems < 0 || maxItems > 1 {
             // Unique items over a finite domain: each value at most once.

@@ -34,9 +34,16 @@ extension JSONSchemaCompiler {
                     if let s = v.stringValue { t = [s] } else if case .array(let xs) = v { for x in xs { if let s = x.stringValue { t.insert(s) } } }
                     if o["nullable"] == .bool(true) { t.insert("null") }
                     if t.contains("number") { t.insert("integer") }
-                    if t.contains("integer") && !t.contains("number") { throw fail(k, "the complement of integer (non-integral numbers) is not supported") }
-                    let rest = allJSONTypes.subtracting(t).subtracting(["integer"]).sorted()
-                    parts.append(obj([("type", .array(rest.map { .string($0) }))]))
+                    var restSet = allJSONTypes.subtracting(t).subtracting(["integer"])
+                    if t.contains("integer") { restSet.remove("number") }
+                    let rest = restSet.sorted()
+                    let others: JSONValue = obj([("type", .array(rest.map { .string($0) }))])
+                    if t.contains("integer") && !t.contains("number") {
+                        // Not an integer: any other type, or a number with a non-integral value.
+                        parts.append(obj([("anyOf", .array([others, obj([("type", "number"), ("$loom.nonInteger", true)])]))]))
+                    } else {
+                        parts.append(others)
+                    }
                 case "enum": parts.append(obj([("$loom.notEnum", v)]))
                 case "const": parts.append(obj([("$loom.notEnum", .array([v]))]))
                 case "required":

@@ -45,7 +45,7 @@ extension JSONSchemaCompiler {
             case .number(let n):
                 guard let d = ExactDecimal(n.literal) else { continue }
                 if !types.contains("number") && !(types.contains("integer") && d.isInteger) { continue }
-                if numberSpec(f, integerOnly: false).admits(d) { out.append(v) }
+                if numberSpec(f, integerOnly: false).admits(d) && !(f.nonInteger && d.isInteger) { out.append(v) }
             case .string(let s):
                 guard types.contains("string") else { continue }
                 if try stringAdmits(f, s) { out.append(v) }
@@ -86,15 +86,17 @@ extension JSONSchemaCompiler {
             items.append(b.literal("]"))
             return b.add(.seq(items))
         case .object(let o):
-            var items: [Int32] = [b.literal("{"), ws]
-            for (i, (k, x)) in o.members.enumerated() {
-                if i > 0 { items += [b.literal(","), ws] }
+            // Members in any order (JSON object equality ignores order), all required, no others.
+            var spec = ObjectSpec()
+            for (k, x) in o.members {
                 var key = ""
                 JSONValue.writeString(k, into: &key)
-                items += [b.literal(key), ws, b.literal(":"), ws, literalNode(x), ws]
+                spec.members.append(b.add(.seq([b.literal(key), ws, b.literal(":"), ws, literalNode(x)])))
             }
-            items.append(b.literal("}"))
-            return b.add(.seq(items))
+            spec.required = Array(0..<spec.members.count)
+            spec.schemaOrder = options.schemaOrder
+            spec.whitespace = options.whitespace
+            return b.add(.object(spec))
         }
     }
 
@@ -103,6 +105,7 @@ extension JSONSchemaCompiler {
     func numberSpec(_ f: SchemaFacts, integerOnly: Bool) -> NumberSpec {
         var s = NumberSpec()
         if integerOnly { s.integer = draft == .draft4 ? .digitsOnly : .integralValue }
+        if f.nonInteger { s.integer = integerOnly ? .digitsOnly : .nonIntegral }
         if let (m, e) = f.minimum { s.minimum = m; s.minimumExclusive = e }
         if let (m, e) = f.maximum { s.maximum = m; s.maximumExclusive = e }
         s.multipleOf = f.multipleOf
@@ -125,14 +128,16 @@ extension JSONSchemaCompiler {
             }
             guard let re = JSONSchemaFormats.regex(fmt) else { continue }
             dfas.append(try RegexCompiler.compile(re, mode: .fullMatch, keyword: "format", pointer: ptr))
+            for bad in JSONSchemaFormats.forbidden(fmt) {
+                dfas.append(try RegexCompiler.compile(bad, mode: .search, keyword: "format", pointer: ptr).complement)
+            }
             if let m = JSONSchemaFormats.maxLength(fmt) { maxLength = maxLength < 0 ? m : min(maxLength, m) }
         }
         for (fmt, ptr) in f.notFormats {
             guard let re = JSONSchemaFormats.regex(fmt) else { continue }
             var d = try RegexCompiler.compile(re, mode: .fullMatch, keyword: "not", pointer: ptr)
-            if let m = JSONSchemaFormats.maxLength(fmt) {
-                // Complement of (syntax ∧ length ≤ m) needs the length too: refuse rather than guess.
-                _ = m
+            if JSONSchemaFormats.maxLength(fmt) != nil || !JSONSchemaFormats.forbidden(fmt).isEmpty {
+                // The complement of (syntax ∧ extra checks) is not one DFA here: refuse rather than guess.
                 try unsupported("not", ptr, "the complement of format '\(fmt)' is not supported")
             }
             d = d.complement

@@ -37,7 +37,7 @@ struct JSONSchemaCompiler {
     static func compile(_ root: JSONValue, options: JSONSchemaOptions) throws(GrammarError) -> Grammar {
         var c = JSONSchemaCompiler(root: root, options: options)
         c.ws = options.whitespace ? c.b.add(.rep(c.b.add(.bytes(.jsonWhitespace)), min: 0, max: -1)) : c.b.add(.literal([]))
-        let rootLoc = SchemaLoc(value: root, base: c.resolver.baseInside(root, base: SchemaResolver.defaultBase), pointer: "")
+        let rootLoc = SchemaLoc(value: root, base: SchemaResolver.defaultBase, pointer: "")
         let value = try c.compileConj([rootLoc], resolved: [])
         let top = options.whitespace ? c.b.add(.seq([c.ws, value, c.ws])) : value
         return try c.b.finish(root: top, what: "$ref")
@@ -333,8 +333,14 @@ struct JSONSchemaCompiler {
                 let m = try count(v, k, kp(k))!
                 f.maxItems = f.maxItems < 0 ? m : min(f.maxItems, m)
             case "uniqueItems": if v == .bool(true) { f.uniqueItems = kp(k) }
-            case "contains", "minContains", "maxContains":
-                if k == "contains" { try unsupported(k, kp(k), "contains is not supported") }
+            case "contains":
+                f.contains.append(loc.child(v, k))
+                if draft >= .draft2019_09 {
+                    if let m = try count(o["minContains"], "minContains", kp("minContains")) { f.minContains = max(f.minContains ?? 0, m) }
+                    if let m = try count(o["maxContains"], "maxContains", kp("maxContains")) { f.maxContains = min(f.maxContains ?? Int.max, m) }
+                }
+            case "minContains", "maxContains": continue
+            case "$loom.nonInteger": f.nonInteger = true
             case "$loom.notEnum":
                 if case .array(let xs) = v { f.notValues.append(contentsOf: xs) }
             case "$loom.notRequired":

@@ -21,6 +21,7 @@ struct SchemaFacts {
     var minimum: (ExactDecimal, Bool)?
     var maximum: (ExactDecimal, Bool)?
     var multipleOf: [ExactDecimal] = []
+    var nonInteger = false
 
     var objectViews: [ObjectView] = []
     var required: [String] = []
@@ -34,12 +35,15 @@ struct SchemaFacts {
     var minItems = 0
     var maxItems = -1
     var uniqueItems: String?
+    var contains: [SchemaLoc] = []
+    var minContains: Int?
+    var maxContains: Int?
 
     /// Keywords that constrain objects or arrays (enum values of those types then need checking).
     var constrainsContainers: Bool {
         !objectViews.isEmpty || !required.isEmpty || minProperties > 0 || maxProperties >= 0 || !propertyNames.isEmpty
             || !dependentRequired.isEmpty || !notRequired.isEmpty || !arrayViews.isEmpty || minItems > 0
-            || maxItems >= 0 || uniqueItems != nil
+            || maxItems >= 0 || uniqueItems != nil || !contains.isEmpty
     }
 
     mutating func restrictTypes(_ t: Set<String>) {

@@ -9,13 +9,19 @@ enum JSONSchemaFormats {
     private static let leapYear = #"(\d\d(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)"#
     static let date = #"(\d{4}-(0[13578]|1[02])-(0[1-9]|[12]\d|3[01])|\d{4}-(0[469]|11)-(0[1-9]|[12]\d|30)|\d{4}-02-(0[1-9]|1\d|2[0-8])|"#
         + leapYear + "-02-29)"
-    static let time = #"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"#
+    // A leap second is only valid at 23:59:60 UTC; other offsets are refused (stricter, never looser).
+    static let time = #"(([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)|23:59:60(\.\d+)?([Zz]|[+-]00:00))"#
     static let dateTime = date + "[Tt]" + time
-    static let duration = #"P(\d+W|(\d+Y(\d+M)?(\d+D)?|\d+M(\d+D)?|\d+D)(T(\d+H(\d+M)?(\d+S)?|\d+M(\d+S)?|\d+S))?|T(\d+H(\d+M)?(\d+S)?|\d+M(\d+S)?|\d+S))"#
-    static let email = #"[^@\s]+@[^@\s]+"#
+    // RFC 3339 Appendix A: units in order, none skipped in the middle.
+    private static let durTime = #"T(\d+H(\d+M(\d+S)?)?|\d+M(\d+S)?|\d+S)"#
+    static let duration = #"P(\d+W|(\d+Y(\d+M(\d+D)?)?|\d+M(\d+D)?|\d+D)("# + durTime + ")?|" + durTime + ")"
+    // RFC 5321 mailbox: dot-atom or quoted local part; host name or address literal.
+    private static let atext = #"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"#
+    static var email: String {
+        "(" + atext + "+(\\." + atext + "+)*|\"([^\"\\\\]|\\\\.)*\")@(" + hostname + "|\\[" + ipv4 + "\\]|\\[IPv6:" + ipv6 + "\\])"
+    }
     private static let label = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    private static let topLabel = "[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    static let hostname = "(" + label + "\\.)*" + topLabel + "\\.?"
+    static let hostname = "(" + label + "\\.)*" + label
     private static let octet = #"(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"#
     static let ipv4 = octet + "(\\." + octet + "){3}"
     private static let h16 = "[0-9A-Fa-f]{1,4}"
@@ -37,7 +43,7 @@ enum JSONSchemaFormats {
     private static let unreserved = #"[A-Za-z0-9\-._~]"#
     private static let subDelims = "[!$&'()*+,;=]"
     private static let pchar = "(" + unreserved + "|" + pct + "|" + subDelims + "|[:@])"
-    private static let authority = "((" + unreserved + "|" + pct + "|" + subDelims + "|:)*@)?(" + unreserved + "|" + pct + "|" + subDelims + ")*(:\\d*)?"
+    private static let authority = "((" + unreserved + "|" + pct + "|" + subDelims + "|:)*@)?((" + unreserved + "|" + pct + "|" + subDelims + ")*|\\[" + ipv6 + "\\])(:\\d*)?"
     private static let pathAbempty = "(/" + pchar + "*)*"
     private static let hierPart = "(//" + authority + pathAbempty + "|/(" + pchar + "+(/" + pchar + "*)*)?|" + pchar + "+(/" + pchar + "*)*)?"
     private static let queryOrFragment = "(" + pchar + "|[/?])*"
@@ -73,4 +79,14 @@ enum JSONSchemaFormats {
 
     /// Length limits some checkers add on top of the syntax (hostnames: 253 octets).
     static func maxLength(_ format: String) -> Int? { format == "hostname" ? 253 : nil }
+
+    /// Search patterns a valid value must not contain: a hostname's last label is not all digits, and
+    /// no label has `--` in positions 3–4 (reserved for IDNA A-labels, which need Punycode checks).
+    static func forbidden(_ format: String) -> [String] {
+        switch format {
+        case "hostname": return [#"^(.*\.)?[0-9]+$"#, #"^(.*\.)?[^.][^.]--"#]
+        case "email": return [#"@(.*\.)?[0-9]+$"#, #"@(.*\.)?[^.][^.]--"#]
+        default: return []
+        }
+    }
 }

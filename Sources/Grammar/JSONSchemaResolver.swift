@@ -77,15 +77,16 @@ struct SchemaResolver {
         let here = baseInside(value, base: base)
         // Each resource is addressed from its own root; keep the pointer relative to the document
         // for messages but remember which resource it is.
+        // A location's `base` is the scope *around* it; its own `$id` is applied when it is read.
         if here != base || pointer.isEmpty {
-            resources[here] = SchemaLoc(value: value, base: here, pointer: pointer)
+            resources[here] = SchemaLoc(value: value, base: base, pointer: pointer)
         }
         let idKey = draft == .draft4 ? "id" : "$id"
         if let id = o[idKey]?.stringValue, id.hasPrefix("#"), id.count > 1 {
-            anchors[base + id] = SchemaLoc(value: value, base: base, pointer: pointer)
+            anchors[SchemaResolver.stripFragment(base) + id] = SchemaLoc(value: value, base: base, pointer: pointer)
         }
-        if let a = o["$anchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: here, pointer: pointer) }
-        if let a = o["$dynamicAnchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: here, pointer: pointer) }
+        if let a = o["$anchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
+        if let a = o["$dynamicAnchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
         for (k, v) in o where k != "enum" && k != "const" && k != "examples" && k != "default" {
             index(v, base: here, pointer: pointer + "/" + k.replacingAll("~", "~0").replacingAll("/", "~1"), docURI: docURI)
         }
@@ -151,10 +152,11 @@ struct SchemaResolver {
             throw GrammarError(.unresolvedReference, keyword: "$ref", pointer: pointer, "unknown document '\(doc)'")
         }
         var cur = root.value
-        var curBase = root.base
+        var curBase = root.base  // the scope around `cur`
         var p = root.pointer
         for raw in fragment.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             let token = SchemaResolver.percentDecode(String(raw)).replacingOccurrences("~1", "/").replacingOccurrences("~0", "~")
+            let inside = baseInside(cur, base: curBase)
             switch cur {
             case .object(let o):
                 guard let v = o[token] else {
@@ -170,11 +172,9 @@ struct SchemaResolver {
                 throw GrammarError(.unresolvedReference, keyword: "$ref", pointer: pointer, "'\(ref)' does not resolve")
             }
             p += "/" + String(raw)
-            curBase = baseInside(cur, base: curBase)
+            curBase = inside
         }
-        // The target's own `$id` was already folded into curBase for nested steps; for the root
-        // of a resource it is its address.
-        return SchemaLoc(value: cur, base: fragment.isEmpty ? root.base : curBase, pointer: p)
+        return SchemaLoc(value: cur, base: curBase, pointer: p)
     }
 
     static func percentDecode(_ s: String) -> String {
