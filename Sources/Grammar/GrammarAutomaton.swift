@@ -12,10 +12,13 @@ final class GrammarAutomaton {
     let nodes: [GrammarNode]
     let dfas: [ByteDFA]
 
-    // Stacks: id 0 is the empty stack.
-    private var stNode: [Int32] = [-1]
-    private var stState: [Int32] = [0]
-    private var stParent: [Int32] = [-1]
+    // Stacks: id 0 is the empty stack; id 1 a dead-end parent for isolated string frames.
+    private var stNode: [Int32] = [-1, -2]
+    private var stState: [Int32] = [0, 0]
+    private var stParent: [Int32] = [-1, -1]
+    static let sentinel: Int32 = 1
+    /// Per configuration: the isolated-string configuration (-1 none, -2 not computed).
+    private var isolated: [Int32] = []
     private var stackIds: [StackKey: Int32] = [:]
 
     // Node-private states (strings, numbers, objects, arrays) interned to Int32.
@@ -109,6 +112,7 @@ final class GrammarAutomaton {
         var budget = GrammarAutomaton.closureBudget
         while let s = work.popLast() {
             if s == 0 { accept = true; continue }
+            if s == GrammarAutomaton.sentinel { continue }
             guard visited.insert(s).inserted else { continue }
             budget -= 1
             if budget < 0 { ready.removeAll(); accept = false; return }
@@ -148,6 +152,29 @@ final class GrammarAutomaton {
         return t == -2 ? step(cfg, byte) : t
     }
 
+    /// For a configuration that is a single JSON-string frame inside the string, the configuration of
+    /// that frame alone over a dead-end parent (its mask = the tokens that stay inside); else -1.
+    func isolatedString(_ c: Int32) -> Int32 {
+        let i = Int(c)
+        if i < isolated.count, isolated[i] != -2 { return isolated[i] }
+        if isolated.count < cfgReady.count { isolated.append(contentsOf: repeatElement(-2, count: cfgReady.count - isolated.count)) }
+        var result: Int32 = -1
+        let ready = cfgReady[i]
+        if ready.count == 1, !cfgAccept[i], stParent[Int(ready[0])] != GrammarAutomaton.sentinel {
+            let s = ready[0]
+            let node = stNode[Int(s)], st = stState[Int(s)]
+            if case .string = nodes[Int(node)] {
+                let phase = aux[Int(st)][0]
+                if phase != 0 && phase != 7 {
+                    result = internCfg([push(node, st, GrammarAutomaton.sentinel)], false)
+                }
+            }
+        }
+        if isolated.count < cfgReady.count { isolated.append(contentsOf: repeatElement(-2, count: cfgReady.count - isolated.count)) }
+        isolated[i] = result
+        return result
+    }
+
     /// The configuration after `bytes`, or -1.
     func run(_ cfg: Int32, _ bytes: some Sequence<UInt8>) -> Int32 {
         var c = cfg
@@ -166,6 +193,7 @@ extension GrammarAutomaton {
         var cur = s
         while cur > 0 {
             let n = stNode[Int(cur)], st = stState[Int(cur)]
+            if n < 0 { parts.append("sentinel"); break }
             var kind = "\(nodes[Int(n)])".prefix(30)
             if case .object = nodes[Int(n)] { kind = "object" }
             let state: String

@@ -76,11 +76,30 @@ public final class GrammarMatcher {
             out.update(from: cached, count: words)
             return
         }
-        out.initialize(repeating: 0, count: words)
-        fillMask(c, out)
+        let iso = automaton.isolatedString(c)
+        if iso >= 0 {
+            // Inside a JSON string: tokens without `"` cannot leave it, so their validity depends only
+            // on the string's own state — a mask cached per string state, shared by every context.
+            mask(of: iso, into: out)
+            fillMask(c, out, vocabulary.quoteTrie)
+        } else {
+            out.initialize(repeating: 0, count: words)
+            fillMask(c, out, vocabulary.trie)
+        }
         if automaton.cfgAccept[Int(c)] {
             for t in vocabulary.endOfGeneration { out[t >> 6] |= 1 << UInt64(t & 63) }
         }
+        cache.store(c, out)
+    }
+
+    /// The mask of configuration `c` (cached), without end-of-generation bits.
+    private func mask(of c: Int32, into out: UnsafeMutablePointer<UInt64>) {
+        if let cached = cache.lookup(c) {
+            out.update(from: cached, count: vocabulary.maskWordCount)
+            return
+        }
+        out.initialize(repeating: 0, count: vocabulary.maskWordCount)
+        fillMask(c, out, vocabulary.trie)
         cache.store(c, out)
     }
 
@@ -91,11 +110,10 @@ public final class GrammarMatcher {
     }
 
     /// Walks the token trie from configuration `c`, skipping each subtree whose prefix is rejected.
-    private func fillMask(_ c: Int32, _ out: UnsafeMutablePointer<UInt64>) {
-        let v = vocabulary
-        let n = v.nodeCount
-        let byte = v.nodeByte, depth = v.nodeDepth, skip = v.nodeSkip
-        let ts = v.nodeTokStart, te = v.nodeTokEnd, toks = v.trieTokens
+    private func fillMask(_ c: Int32, _ out: UnsafeMutablePointer<UInt64>, _ trie: TokenTrie) {
+        let n = trie.nodeCount
+        let byte = trie.byte, depth = trie.depth, skip = trie.skip
+        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
         let at = walk
         at[0] = c
         var trans = automaton.trans

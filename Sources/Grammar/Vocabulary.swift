@@ -18,16 +18,13 @@ public final class Vocabulary: @unchecked Sendable {
 
     let tokenOffsets: UnsafeMutablePointer<Int32>  // size + 1
     let tokenBytes: UnsafeMutablePointer<UInt8>
-    /// Trie nodes in DFS order.
-    let nodeCount: Int
-    let nodeByte: UnsafeMutablePointer<UInt8>
-    let nodeDepth: UnsafeMutablePointer<Int32>   // 1 for children of the root
-    let nodeSkip: UnsafeMutablePointer<Int32>    // index just past the subtree
-    let nodeTokStart: UnsafeMutablePointer<Int32>
-    let nodeTokEnd: UnsafeMutablePointer<Int32>
-    let trieTokens: UnsafeMutablePointer<Int32>
+    /// All ordinary tokens.
+    let trie: TokenTrie
+    /// Only the tokens containing `"`: the ones that can leave a JSON string, checked in context
+    /// while everything else inside a string comes from a context-free cached mask.
+    let quoteTrie: TokenTrie
     /// Longest token in bytes (depth of the trie).
-    let maxTokenLength: Int
+    var maxTokenLength: Int { trie.maxDepth }
 
     /// Builds the vocabulary.
     /// - Parameters:
@@ -48,26 +45,58 @@ public final class Vocabulary: @unchecked Sendable {
 
         let eog = Set(self.endOfGeneration)
         let ids = (0..<size).filter { !tokens[$0].isEmpty && !eog.contains($0) }
-            .sorted { tokens[$0].lexicographicallyPrecedes(tokens[$1]) }
+        trie = TokenTrie(tokens: tokens, ids: ids)
+        quoteTrie = TokenTrie(tokens: tokens, ids: ids.filter { tokens[$0].contains(0x22) })
+    }
+
+    deinit {
+        tokenOffsets.deallocate()
+        tokenBytes.deallocate()
+    }
+
+    /// The byte string of a token.
+    public func bytes(of token: Int) -> [UInt8] {
+        guard token >= 0 && token < size else { return [] }
+        let a = Int(tokenOffsets[token]), b = Int(tokenOffsets[token + 1])
+        return Array(UnsafeBufferPointer(start: tokenBytes + a, count: b - a))
+    }
+
+    /// Whether `token` ends generation.
+    public func isEndOfGeneration(_ token: Int) -> Bool { endOfGeneration.contains(token) }
+}
+
+/// A byte trie over a set of tokens, flat in depth-first order; each node knows where its subtree
+/// ends, so a walk skips everything below a rejected prefix in O(1).
+final class TokenTrie: @unchecked Sendable {
+    // @unchecked: written only in `init`.
+    let nodeCount: Int
+    let byte: UnsafeMutablePointer<UInt8>
+    let depth: UnsafeMutablePointer<Int32>   // 1 for children of the root
+    let skip: UnsafeMutablePointer<Int32>    // index just past the subtree
+    let tokStart: UnsafeMutablePointer<Int32>
+    let tokEnd: UnsafeMutablePointer<Int32>
+    let tokens: UnsafeMutablePointer<Int32>
+    let maxDepth: Int
+
+    init(tokens all: [[UInt8]], ids unsorted: [Int]) {
+        let ids = unsorted.sorted { all[$0].lexicographicallyPrecedes(all[$1]) }
         var bytes: [UInt8] = [], depth: [Int32] = [], skip: [Int32] = []
         var tokStart: [Int32] = [], tokEnd: [Int32] = [], list: [Int32] = []
         var open: [Int] = []  // node index per depth-1 on the current path
         var prev: [UInt8] = []
         var maxLen = 0
         for id in ids {
-            let t = tokens[id]
+            let t = all[id]
             maxLen = max(maxLen, t.count)
             var common = 0
             while common < min(t.count, prev.count), t[common] == prev[common] { common += 1 }
             if common == t.count && common == prev.count {
-                // Same bytes as the previous token: share its node.
+                // Same bytes as the previous token: share its node (its token run stays contiguous).
                 list.append(Int32(id))
                 tokEnd[open[t.count - 1]] += 1
                 continue
             }
-            while open.count > common {
-                skip[open.removeLast()] = Int32(bytes.count)
-            }
+            while open.count > common { skip[open.removeLast()] = Int32(bytes.count) }
             for k in common..<t.count {
                 open.append(bytes.count)
                 bytes.append(t[k])
@@ -81,36 +110,23 @@ public final class Vocabulary: @unchecked Sendable {
             prev = t
         }
         while let o = open.popLast() { skip[o] = Int32(bytes.count) }
-        // Tokens sharing a node must be contiguous in `list`: they are, because equal byte
-        // strings sort next to each other and only the last created node receives them.
         nodeCount = bytes.count
-        maxTokenLength = maxLen
+        maxDepth = maxLen
         func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
             let p = UnsafeMutablePointer<T>.allocate(capacity: max(a.count, 1))
             for (i, x) in a.enumerated() { (p + i).initialize(to: x) }
             return p
         }
-        nodeByte = copy(bytes)
-        nodeDepth = copy(depth)
-        nodeSkip = copy(skip)
-        nodeTokStart = copy(tokStart)
-        nodeTokEnd = copy(tokEnd)
-        trieTokens = copy(list)
+        self.byte = copy(bytes)
+        self.depth = copy(depth)
+        self.skip = copy(skip)
+        self.tokStart = copy(tokStart)
+        self.tokEnd = copy(tokEnd)
+        self.tokens = copy(list)
     }
 
     deinit {
-        tokenOffsets.deallocate(); tokenBytes.deallocate()
-        nodeByte.deallocate(); nodeDepth.deallocate(); nodeSkip.deallocate()
-        nodeTokStart.deallocate(); nodeTokEnd.deallocate(); trieTokens.deallocate()
+        byte.deallocate(); depth.deallocate(); skip.deallocate()
+        tokStart.deallocate(); tokEnd.deallocate(); tokens.deallocate()
     }
-
-    /// The byte string of a token.
-    public func bytes(of token: Int) -> [UInt8] {
-        guard token >= 0 && token < size else { return [] }
-        let a = Int(tokenOffsets[token]), b = Int(tokenOffsets[token + 1])
-        return Array(UnsafeBufferPointer(start: tokenBytes + a, count: b - a))
-    }
-
-    /// Whether `token` ends generation.
-    public func isEndOfGeneration(_ token: Int) -> Bool { endOfGeneration.contains(token) }
 }

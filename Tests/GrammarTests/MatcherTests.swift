@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Grammar
 
@@ -86,5 +87,43 @@ import Testing
         #expect(!m.isComplete)
         #expect(m.accept(token: v.size - 1))  // A5
         #expect(m.isComplete)
+    }
+}
+
+@Suite struct SchemaMaskTests {
+    /// Every mask along an instance equals checking each token separately on a fork.
+    @Test(arguments: [
+        (#"{"type":"object","properties":{"name":{"type":"string","maxLength":12},"id":{"type":"integer","minimum":-5,"maximum":200},"tags":{"type":"array","items":{"enum":["ab","abc","x"]},"uniqueItems":true}},"required":["name"]}"#,
+         #"{"id":123,"name":"日本 the é\n","tags":["abc","x"]}"#),
+        (#"{"type":"object","properties":{"d":{"type":"string","format":"date"},"p":{"type":"string","pattern":"^a(b|c)+$"}},"additionalProperties":false}"#,
+         #"{"p":"abcb","d":"2024-02-29"}"#),
+    ])
+    func maskEqualsBruteForce(schema: String, text: String) throws {
+        for options in [JSONSchemaOptions.recognition, JSONSchemaOptions()] {
+            let g = try Grammar(jsonSchema: schema, options: options)
+            let v = TestVocab.shared
+            let m = GrammarMatcher(grammar: g, vocabulary: v)
+            var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+            let input = options.schemaOrder ? text.replacingOccurrences(of: "\n", with: "\\n") : text
+            for t in TestVocab.tokenize(input) {
+                m.mask(into: &mask)
+                for tok in 0..<v.size {
+                    let allowed = m.fork().accept(token: tok)
+                    let bit = mask[tok >> 6] >> UInt64(tok & 63) & 1 == 1
+                    #expect(allowed == bit, "token \(tok) \(v.bytes(of: tok))")
+                }
+                if !m.accept(token: t) { break }
+            }
+        }
+    }
+
+    @Test func soundOnInvalid() throws {
+        let g = try Grammar(jsonSchema: #"{"type":"object","properties":{"a":{"type":"integer","maximum":10}},"required":["a"],"additionalProperties":false}"#,
+                            options: .recognition)
+        #expect(Replay.accepts(g, #"{"a":10}"#))
+        #expect(!Replay.accepts(g, #"{"a":11}"#))
+        #expect(Replay.firstRejected(g, #"{"a":15}"#) != nil)
+        #expect(!Replay.accepts(g, #"{"a":1,"b":2}"#))
+        #expect(!Replay.accepts(g, #"{}"#))
     }
 }
