@@ -155,6 +155,20 @@ struct GrammarBuilder {
 
     func dfa(_ id: Int32) -> ByteDFA { dfas[Int(id)] }
 
+    /// True when the node is `.fail` or a chain of one-element sequences/alternatives ending in it.
+    func isEmptyLanguage(_ id: Int32) -> Bool {
+        var cur = id
+        for _ in 0..<64 {
+            switch nodes[Int(cur)] {
+            case .fail: return true
+            case .seq(let xs) where xs.count == 1: cur = xs[0]
+            case .alt(let xs) where xs.count == 1: cur = xs[0]
+            default: return false
+            }
+        }
+        return false
+    }
+
     mutating func literal(_ s: String) -> Int32 { add(.literal(Array(s.utf8))) }
     mutating func seq(_ xs: [Int32]) -> Int32 { xs.count == 1 ? xs[0] : add(.seq(xs)) }
     mutating func alt(_ xs: [Int32]) -> Int32 {

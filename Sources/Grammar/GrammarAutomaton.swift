@@ -159,15 +159,30 @@ final class GrammarAutomaton {
         if i < isolated.count, isolated[i] != -2 { return isolated[i] }
         if isolated.count < cfgReady.count { isolated.append(contentsOf: repeatElement(-2, count: cfgReady.count - isolated.count)) }
         var result: Int32 = -1
-        let ready = cfgReady[i]
-        if ready.count == 1, !cfgAccept[i], stParent[Int(ready[0])] != GrammarAutomaton.sentinel {
-            let s = ready[0]
-            let node = stNode[Int(s)], st = stState[Int(s)]
-            if case .string = nodes[Int(node)] {
-                let phase = aux[Int(st)][0]
-                if phase != 0 && phase != 7 {
-                    result = internCfg([push(node, st, GrammarAutomaton.sentinel)], false)
+        if !cfgAccept[i] {
+            // Every live frame must be one that only a `"` byte can leave: string content, or a
+            // literal (an object key) whose remaining bytes contain `"`.
+            var frames: [Int32] = []
+            for s in cfgReady[i] {
+                let node = stNode[Int(s)], st = stState[Int(s)]
+                if stParent[Int(s)] == GrammarAutomaton.sentinel { frames.removeAll(); break }
+                var ok = false
+                switch nodes[Int(node)] {
+                case .string:
+                    let phase = aux[Int(st)][0]
+                    ok = phase != 0 && phase != 7
+                case .literal(let b):
+                    ok = Int(st) < b.count && b[Int(st)...].contains(0x22)
+                default: ok = false
                 }
+                if !ok { frames.removeAll(); break }
+                frames.append(push(node, st, GrammarAutomaton.sentinel))
+            }
+            if !frames.isEmpty {
+                frames.sort()
+                var unique: [Int32] = []
+                for f in frames where unique.last != f { unique.append(f) }
+                result = internCfg(unique, false)
             }
         }
         if isolated.count < cfgReady.count { isolated.append(contentsOf: repeatElement(-2, count: cfgReady.count - isolated.count)) }

@@ -103,6 +103,14 @@ public final class GrammarMatcher {
         cache.store(c, out)
     }
 
+    /// A one-line summary of the current state (for diagnostics; not a stable format).
+    public var debugSummary: String {
+        let c = current
+        guard c >= 0 else { return "dead" }
+        let ready = automaton.cfgReady[Int(c)]
+        return "cfg \(c) ready \(ready.count) iso \(automaton.isolatedString(c)) top: " + (ready.first.map { automaton.describe($0) } ?? "-")
+    }
+
     /// Writes the mask into an array (resized to `maskWordCount`).
     public func mask(into out: inout [UInt64]) {
         if out.count != maskWordCount { out = Array(repeating: 0, count: maskWordCount) }

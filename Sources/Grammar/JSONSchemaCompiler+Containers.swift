@@ -56,13 +56,14 @@ extension JSONSchemaCompiler {
                 if !ok { closedOut = true }
             }
             let value = closedOut ? b.add(.fail) : try compileConj(conj, resolved: [])
-            if b.nodes[Int(value)] == .fail && closedOut {
+            if b.isEmptyLanguage(value) {
+                // A declared name whose value is impossible may not appear at all.
                 impossibleNames.insert(name)
             }
             var key = ""
             JSONValue.writeString(name, into: &key)
             index[name] = members.count
-            members.append(b.add(.seq([b.literal(key), ws, b.literal(":"), ws, value])))
+            members.append(b.isEmptyLanguage(value) ? b.add(.fail) : b.add(.seq([b.literal(key), ws, b.literal(":"), ws, value])))
         }
         for r in f.required where impossibleNames.contains(r) { return b.add(.fail) }
 
@@ -124,7 +125,7 @@ extension JSONSchemaCompiler {
         let additional = views.compactMap(\.additional)
         if !closedByDefault && !(views.isEmpty && options.closedObjects) {
             let value = try compileConj(additional, resolved: [])
-            if b.nodes[Int(value)] != .fail || additional.isEmpty {
+            if !b.isEmptyLanguage(value) {
                 extra.append(b.add(.seq([keyNode(keyBase), ws, b.literal(":"), ws, value])))
             }
         }
@@ -153,11 +154,7 @@ extension JSONSchemaCompiler {
         return b.add(.object(spec))
     }
 
-    private func isCanonicalFail(_ id: Int32) -> Bool {
-        // Placeholders are `.seq([x])` once defined; only the shared `.fail` node is the empty language.
-        if case .fail = b.nodes[Int(id)] { return true }
-        return false
-    }
+    private func isCanonicalFail(_ id: Int32) -> Bool { b.isEmptyLanguage(id) }
 
     mutating func arrayNode(_ f: SchemaFacts, pointer: String) throws(GrammarError) -> Int32 {
         let views = f.arrayViews

@@ -82,6 +82,13 @@ struct JSONSchemaCompiler {
             body = try buildTyped(facts, pointer: locs.first?.pointer ?? "")
         }
         b.define(ph, .seq([body]))
+        if b.isEmptyLanguage(body) {
+            // Callers test for the empty language to drop members and items; give them the
+            // canonical node (the placeholder stays valid for recursive references).
+            let fail = b.add(.fail)
+            memo[key] = fail
+            return fail
+        }
         return ph
     }
 

@@ -43,6 +43,7 @@ enum GrammarReplay {
         var perSchema: [JSONValue] = []
         var mask = [UInt64](repeating: 0, count: vocab.maskWordCount)
         let eos = vocab.endOfGeneration.first ?? -1
+        let slowReport = ProcessEnvironment.value("LOOM_REPLAY_SLOW") != nil
 
         for item in items {
             if !item.cases.isEmpty { withTests += 1 }
@@ -65,6 +66,7 @@ enum GrammarReplay {
                 let m = base.fork()
                 var rejectedAt: Int?
                 for (k, t) in ids.enumerated() {
+                    let before = slowReport ? m.debugSummary : ""
                     let s = monotonicNanos()
                     m.mask(into: &mask)
                     let e = monotonicNanos()
@@ -72,6 +74,10 @@ enum GrammarReplay {
                     let inMask = mask[tok >> 6] >> UInt64(tok & 63) & 1 == 1
                     if c.valid {
                         maskNs.append(e - s)
+                        if slowReport, e - s > 2_000_000 {
+                            let prefix = tokenizer.tokenBytes(t)
+                            StandardError.line("slow mask \((e - s) / 1000) µs: \(item.id) token \(k) next=\(String(decoding: prefix, as: UTF8.self)) \(before.prefix(300))")
+                        }
                         var pop = 0
                         for w in mask { pop += w.nonzeroBitCount }
                         densitySum += Double(pop) / Double(vocab.size)
