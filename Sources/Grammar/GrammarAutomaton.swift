@@ -44,10 +44,16 @@ final class GrammarAutomaton {
     struct StackKey: Hashable { let node: Int32, state: Int32, parent: Int32 }
     struct CfgKey: Hashable { let ready: [Int32], accept: Bool }
 
+    /// Per DFA: true when no state rejects any byte.
+    let totalDFA: [Bool]
+
     init(_ grammar: Grammar) {
         self.grammar = grammar
         nodes = grammar.nodes
         dfas = grammar.dfas
+        totalDFA = grammar.dfas.map { d in
+            (0..<d.stateCount).allSatisfy { q in (0..<256).allSatisfy { d.next(Int32(q), UInt8($0)) >= 0 } }
+        }
         transCapacity = 256
         trans = .allocate(capacity: transCapacity * 256)
         trans.initialize(repeating: -2, count: transCapacity * 256)
@@ -134,6 +140,7 @@ final class GrammarAutomaton {
     /// Computes and records the transition of `cfg` on `byte`.
     @inline(never)
     func step(_ cfg: Int32, _ byte: UInt8) -> Int32 {
+        GrammarMatcher.slowSteps &+= 1
         var roots: [Int32] = []
         for s in cfgReady[Int(cfg)] {
             let ns = consume(stNode[Int(s)], stState[Int(s)], byte)
@@ -188,6 +195,25 @@ final class GrammarAutomaton {
         if isolated.count < cfgReady.count { isolated.append(contentsOf: repeatElement(-2, count: cfgReady.count - isolated.count)) }
         isolated[i] = result
         return result
+    }
+
+    /// The single-frame configurations of a multi-frame isolated configuration (empty if single).
+    func isolatedComponents(_ iso: Int32) -> [Int32] {
+        let ready = cfgReady[Int(iso)]
+        if ready.count < 2 { return [] }
+        return ready.map { internCfg([$0], false) }
+    }
+
+    /// A key identifying an isolated configuration across grammars: one plain string frame (no
+    /// DFAs), described by its length bounds and state. nil otherwise.
+    func sharedKey(_ iso: Int32) -> [Int32]? {
+        let ready = cfgReady[Int(iso)]
+        guard ready.count == 1 else { return nil }
+        let s = ready[0]
+        // DFAs that never reject a byte (such as "key not in this set") only matter when the string
+        // closes, which needs a `"`: the isolated mask is that of the plain string.
+        guard case .string(let spec) = nodes[Int(stNode[Int(s)])], spec.dfas.allSatisfy({ totalDFA[Int($0)] }) else { return nil }
+        return [Int32(spec.minLength), Int32(spec.maxLength)] + aux[Int(stState[Int(s)])].prefix(8)
     }
 
     /// The configuration after `bytes`, or -1.

@@ -16,8 +16,13 @@ public final class GrammarMatcher {
     private var history: [Int32]
     /// Per-depth configuration scratch for the trie walk.
     private let walk: UnsafeMutablePointer<Int32>
+    /// A mask-sized scratch buffer.
+    private let scratch: UnsafeMutablePointer<UInt64>
 
     static let terminated: Int32 = -3
+    /// Diagnostics: trie nodes entered by mask walks in this process.
+    nonisolated(unsafe) public static var visited = 0
+    nonisolated(unsafe) public static var slowSteps = 0
 
     /// A matcher at the start of the grammar.
     public convenience init(grammar: Grammar, vocabulary: Vocabulary) {
@@ -33,9 +38,14 @@ public final class GrammarMatcher {
         history = [automaton.start]
         history.reserveCapacity(1024)
         walk = .allocate(capacity: vocabulary.maxTokenLength + 2)
+        scratch = .allocate(capacity: vocabulary.maskWordCount)
+        scratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
     }
 
-    deinit { walk.deallocate() }
+    deinit {
+        walk.deallocate()
+        scratch.deallocate()
+    }
 
     /// A new matcher in the same state that shares this one's caches (not thread-safe together).
     public func fork() -> GrammarMatcher {
@@ -98,9 +108,26 @@ public final class GrammarMatcher {
             out.update(from: cached, count: vocabulary.maskWordCount)
             return
         }
+        let parts = automaton.isolatedComponents(c)
+        if !parts.isEmpty {
+            // A token that stays inside is valid iff it is valid for one of the frames.
+            out.initialize(repeating: 0, count: vocabulary.maskWordCount)
+            for p in parts {
+                mask(of: p, into: scratch)
+                for w in 0..<vocabulary.maskWordCount { out[w] |= scratch[w] }
+            }
+            cache.store(c, out)
+            return
+        }
+        let key = automaton.sharedKey(c)
+        if let key, vocabulary.sharedStringMasks.copy(key, into: out) {
+            cache.store(c, out)
+            return
+        }
         out.initialize(repeating: 0, count: vocabulary.maskWordCount)
         fillMask(c, out, vocabulary.trie)
         cache.store(c, out)
+        if let key { vocabulary.sharedStringMasks.store(key, out, words: vocabulary.maskWordCount) }
     }
 
     /// A one-line summary of the current state (for diagnostics; not a stable format).
@@ -140,6 +167,7 @@ public final class GrammarMatcher {
                 continue
             }
             at[d] = nx
+            GrammarMatcher.visited &+= 1
             var k = Int(ts[i])
             let e = Int(te[i])
             while k < e {

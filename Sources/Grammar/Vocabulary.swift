@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A model's vocabulary as the grammar sees it: token id → byte string, plus end-of-generation ids.
 ///
 /// Built once per vocabulary and shared by every grammar and matcher. Tokens are sorted into a
@@ -23,6 +29,8 @@ public final class Vocabulary: @unchecked Sendable {
     /// Only the tokens containing `"`: the ones that can leave a JSON string, checked in context
     /// while everything else inside a string comes from a context-free cached mask.
     let quoteTrie: TokenTrie
+    /// Masks of plain JSON-string states, shared by every grammar over this vocabulary.
+    let sharedStringMasks = SharedMaskStore()
     /// Longest token in bytes (depth of the trie).
     var maxTokenLength: Int { trie.maxDepth }
 
@@ -63,6 +71,34 @@ public final class Vocabulary: @unchecked Sendable {
 
     /// Whether `token` ends generation.
     public func isEndOfGeneration(_ token: Int) -> Bool { endOfGeneration.contains(token) }
+}
+
+/// A thread-safe map from a context-free state key to its mask (content strings without
+/// patterns look the same in every schema, so their masks are computed once per vocabulary).
+final class SharedMaskStore: @unchecked Sendable {
+    // @unchecked: all access goes through `lock`.
+    private var lock = pthread_mutex_t()
+    private var masks: [[Int32]: [UInt64]] = [:]
+    static let maxEntries = 4096
+
+    init() { pthread_mutex_init(&lock, nil) }
+    deinit { pthread_mutex_destroy(&lock) }
+
+    func copy(_ key: [Int32], into out: UnsafeMutablePointer<UInt64>) -> Bool {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        guard let m = masks[key] else { return false }
+        m.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: $0.count) }
+        return true
+    }
+
+    func store(_ key: [Int32], _ mask: UnsafeMutablePointer<UInt64>, words: Int) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        if masks.count < SharedMaskStore.maxEntries {
+            masks[key] = Array(UnsafeBufferPointer(start: mask, count: words))
+        }
+    }
 }
 
 /// A byte trie over a set of tokens, flat in depth-first order; each node knows where its subtree

@@ -71,6 +71,14 @@ func readFile(_ path: String) throws -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// CPU time of the calling thread in nanoseconds: on a shared machine wall time includes other
+/// processes' time slices (a preempted mask would count ~4 ms), CPU time only the work done.
+func threadCPUNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
 /// Monotonic time in nanoseconds.
 func monotonicNanos() -> UInt64 {
     var ts = timespec()

@@ -47,7 +47,7 @@ enum GrammarReplay {
 
         for item in items {
             if !item.cases.isEmpty { withTests += 1 }
-            let t0 = monotonicNanos()
+            let t0 = threadCPUNanos()
             let grammar: Grammar
             do { grammar = try Grammar(jsonSchema: item.schema, options: options) } catch {
                 perSchema.append(.object(JSONObject([("id", .string(item.id)), ("compiled", false), ("error", .string(error.description)),
@@ -56,7 +56,7 @@ enum GrammarReplay {
             }
             let base = GrammarMatcher(grammar: grammar, vocabulary: vocab)
             base.mask(into: &mask)
-            compileNs.append(monotonicNanos() - t0)
+            compileNs.append(threadCPUNanos() - t0)
             compiled += 1
             var ok = true
             var tests: [JSONValue] = []
@@ -67,16 +67,17 @@ enum GrammarReplay {
                 var rejectedAt: Int?
                 for (k, t) in ids.enumerated() {
                     let before = slowReport ? m.debugSummary : ""
-                    let s = monotonicNanos()
+                    let v0 = GrammarMatcher.visited, s0 = GrammarMatcher.slowSteps
+                    let s = threadCPUNanos()
                     m.mask(into: &mask)
-                    let e = monotonicNanos()
+                    let e = threadCPUNanos()
                     let tok = Int(t)
                     let inMask = mask[tok >> 6] >> UInt64(tok & 63) & 1 == 1
                     if c.valid {
                         maskNs.append(e - s)
                         if slowReport, e - s > 2_000_000 {
                             let prefix = tokenizer.tokenBytes(t)
-                            StandardError.line("slow mask \((e - s) / 1000) µs: \(item.id) token \(k) next=\(String(decoding: prefix, as: UTF8.self)) \(before.prefix(300))")
+                            StandardError.line("slow mask \((e - s) / 1000) µs: \(item.id) token \(k) next=\(String(decoding: prefix, as: UTF8.self)) visited \(GrammarMatcher.visited - v0) slow \(GrammarMatcher.slowSteps - s0) \(before.prefix(200))")
                         }
                         var pop = 0
                         for w in mask { pop += w.nonzeroBitCount }
