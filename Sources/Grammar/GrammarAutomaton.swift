@@ -140,7 +140,6 @@ final class GrammarAutomaton {
     /// Computes and records the transition of `cfg` on `byte`.
     @inline(never)
     func step(_ cfg: Int32, _ byte: UInt8) -> Int32 {
-        GrammarMatcher.slowSteps &+= 1
         var roots: [Int32] = []
         for s in cfgReady[Int(cfg)] {
             let ns = consume(stNode[Int(s)], stState[Int(s)], byte)

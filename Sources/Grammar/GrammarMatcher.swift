@@ -20,9 +20,7 @@ public final class GrammarMatcher {
     private let scratch: UnsafeMutablePointer<UInt64>
 
     static let terminated: Int32 = -3
-    /// Diagnostics: trie nodes entered by mask walks in this process.
-    nonisolated(unsafe) public static var visited = 0
-    nonisolated(unsafe) public static var slowSteps = 0
+
 
     /// A matcher at the start of the grammar.
     public convenience init(grammar: Grammar, vocabulary: Vocabulary) {
@@ -167,7 +165,6 @@ public final class GrammarMatcher {
                 continue
             }
             at[d] = nx
-            GrammarMatcher.visited &+= 1
             var k = Int(ts[i])
             let e = Int(te[i])
             while k < e {

@@ -67,7 +67,6 @@ enum GrammarReplay {
                 var rejectedAt: Int?
                 for (k, t) in ids.enumerated() {
                     let before = slowReport ? m.debugSummary : ""
-                    let v0 = GrammarMatcher.visited, s0 = GrammarMatcher.slowSteps
                     let s = threadCPUNanos()
                     m.mask(into: &mask)
                     let e = threadCPUNanos()
@@ -77,7 +76,7 @@ enum GrammarReplay {
                         maskNs.append(e - s)
                         if slowReport, e - s > 2_000_000 {
                             let prefix = tokenizer.tokenBytes(t)
-                            StandardError.line("slow mask \((e - s) / 1000) µs: \(item.id) token \(k) next=\(String(decoding: prefix, as: UTF8.self)) visited \(GrammarMatcher.visited - v0) slow \(GrammarMatcher.slowSteps - s0) \(before.prefix(200))")
+                            StandardError.line("slow mask \((e - s) / 1000) µs: \(item.id) token \(k) next=\(String(decoding: prefix, as: UTF8.self)) \(before.prefix(200))")
                         }
                         var pop = 0
                         for w in mask { pop += w.nonzeroBitCount }
