@@ -40,6 +40,8 @@ final class GrammarAutomaton {
     /// Upper bound on stacks visited by one closure (a safety net; left recursion is refused at
     /// compile time). Exceeding it makes the transition dead, which can only reject.
     static let closureBudget = 200_000
+    /// Upper bound on configurations per automaton (each costs a 1 KiB transition row).
+    static let maxConfigurations = 1 << 20
 
     struct StackKey: Hashable { let node: Int32, state: Int32, parent: Int32 }
     struct CfgKey: Hashable { let ready: [Int32], accept: Bool }
@@ -92,6 +94,8 @@ final class GrammarAutomaton {
         if ready.isEmpty && !accept { return -1 }
         let key = CfgKey(ready: ready, accept: accept)
         if let id = cfgIds[key] { return id }
+        // Memory guard: a runaway grammar stops growing (and can then only reject, never admit).
+        if cfgReady.count >= GrammarAutomaton.maxConfigurations { return -1 }
         let id = Int32(cfgReady.count)
         cfgReady.append(ready)
         cfgAccept.append(accept)

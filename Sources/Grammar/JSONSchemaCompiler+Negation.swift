@@ -226,13 +226,10 @@ extension JSONSchemaCompiler {
         for k in b.required where forbids(a, k) { return true }
         for k in Set(a.required).union(b.required) {
             guard let fa = propertyFacts(a, k), let fb = propertyFacts(b, k) else { continue }
-            var ta = effectiveTypes(fa), tb = effectiveTypes(fb)
-            ta.formIntersection(tb)
-            if ta.isEmpty { return true }
-            if let x = fa.enumValues, let y = fb.enumValues, !x.contains(where: { y.contains($0) }) { return true }
-            if let x = fa.enumValues, x.allSatisfy({ fb.notValues.contains($0) }) { return true }
-            if let y = fb.enumValues, y.allSatisfy({ fa.notValues.contains($0) }) { return true }
-            tb = []
+            if disjointDepth > 4 { continue }
+            disjointDepth += 1
+            defer { disjointDepth -= 1 }
+            if disjoint(fa, fb) { return true }
         }
         return false
     }

@@ -19,6 +19,7 @@ struct JSONSchemaCompiler {
     var ws: Int32 = 0
     var alternativesBudget = 4096
     var negationDepth = 0
+    var disjointDepth = 0
 
     static let annotationKeywords: Set<String> = [
         "$schema", "$id", "id", "$comment", "title", "description", "examples", "default", "$defs", "definitions",
@@ -57,7 +58,7 @@ struct JSONSchemaCompiler {
     mutating func compileConj(_ locs: [SchemaLoc], resolved: Set<String>) throws(GrammarError) -> Int32 {
         let key = locs.map(\.key).sorted().joined(separator: "\u{1}") + "\u{2}" + resolved.sorted().joined(separator: "\u{1}")
         if let id = memo[key] { return id }
-        if memo.count > 50_000 {
+        if memo.count > 50_000 || b.nodes.count > 500_000 {
             throw GrammarError(.limit, keyword: "$ref", pointer: locs.first?.pointer ?? "", "schema expands to too many distinct subschemas")
         }
         let ph = b.placeholder()

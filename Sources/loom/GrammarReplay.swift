@@ -45,7 +45,9 @@ enum GrammarReplay {
         let eos = vocab.endOfGeneration.first ?? -1
         let slowReport = ProcessEnvironment.value("LOOM_REPLAY_SLOW") != nil
 
+        let progress = ProcessEnvironment.value("LOOM_REPLAY_PROGRESS") != nil
         for item in items {
+            if progress { StandardError.line("schema \(item.id)") }
             if !item.cases.isEmpty { withTests += 1 }
             let t0 = threadCPUNanos()
             let grammar: Grammar
