@@ -39,7 +39,13 @@ final class GrammarAutomaton {
 
     /// Upper bound on stacks visited by one closure (a safety net; left recursion is refused at
     /// compile time). Exceeding it makes the transition dead, which can only reject.
-    static let closureBudget = 200_000
+    static let closureBudget = 50_000
+    /// Upper bound on stack expansions over the automaton's lifetime (a few seconds of work).
+    static let workBudget = 30_000_000
+    /// Stack expansions done so far.
+    private(set) var work_ = 0
+    /// True once the work budget ran out (masks may then exclude valid continuations).
+    var isExhausted: Bool { work_ > GrammarAutomaton.workBudget }
     /// Upper bound on configurations per automaton (each costs a 1 KiB transition row).
     static let maxConfigurations = 1 << 20
 
@@ -125,6 +131,7 @@ final class GrammarAutomaton {
             if s == GrammarAutomaton.sentinel { continue }
             guard visited.insert(s).inserted else { continue }
             budget -= 1
+            work_ &+= 1
             if budget < 0 { ready.removeAll(); accept = false; return }
             let node = stNode[Int(s)], state = stState[Int(s)], parent = stParent[Int(s)]
             if canConsume(node, state) { ready.append(s) }
@@ -144,6 +151,11 @@ final class GrammarAutomaton {
     /// Computes and records the transition of `cfg` on `byte`.
     @inline(never)
     func step(_ cfg: Int32, _ byte: UInt8) -> Int32 {
+        if work_ > GrammarAutomaton.workBudget {
+            // Exhausted by a pathologically ambiguous grammar: stop exploring (can only reject).
+            trans[Int(cfg) &* 256 &+ Int(byte)] = -1
+            return -1
+        }
         var roots: [Int32] = []
         for s in cfgReady[Int(cfg)] {
             let ns = consume(stNode[Int(s)], stState[Int(s)], byte)

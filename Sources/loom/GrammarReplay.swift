@@ -38,7 +38,7 @@ enum GrammarReplay {
 
         var maskNs: [UInt64] = [], compileNs: [UInt64] = []
         var withTests = 0, compiled = 0, passed = 0, instances = 0, invalidAccepted = 0, validRejected = 0
-        var forced = 0, validTokens = 0
+        var forced = 0, validTokens = 0, timeouts = 0
         var densitySum = 0.0, densityCount = 0
         var perSchema: [JSONValue] = []
         var mask = [UInt64](repeating: 0, count: vocab.maskWordCount)
@@ -67,7 +67,12 @@ enum GrammarReplay {
                 let ids = tokenizer.encode(c.text, addBOS: false, parseSpecial: false)
                 let m = base.fork()
                 var rejectedAt: Int?
+                var timedOut = false
+                let started = threadCPUNanos()
                 for (k, t) in ids.enumerated() {
+                    // A pathological ambiguous grammar must not stall the benchmark: give up after
+                    // 5 s of CPU on one instance and count it as rejected there (reported).
+                    if threadCPUNanos() - started > 5_000_000_000 { rejectedAt = k; timedOut = true; break }
                     let before = slowReport ? m.debugSummary : ""
                     let s = threadCPUNanos()
                     m.mask(into: &mask)
@@ -100,6 +105,7 @@ enum GrammarReplay {
                 }
                 var tc: [(String, JSONValue)] = [("valid", .bool(c.valid)), ("accepted", .bool(accepted))]
                 tc.append(("rejected_at", rejectedAt.map { .number(JSONNumber($0)) } ?? .null))
+                if timedOut { tc.append(("timed_out", true)); timeouts += 1 }
                 tests.append(.object(JSONObject(tc)))
             }
             if ok && !item.cases.isEmpty { passed += 1 }
@@ -127,6 +133,7 @@ enum GrammarReplay {
             ("mask_us", stats(maskNs, scale: 1000)), ("compile_ms", stats(compileNs, scale: 1_000_000)),
             ("forced_share", .number(JSONNumber(validTokens == 0 ? 0 : Double(forced) / Double(validTokens)))),
             ("mask_density", .number(JSONNumber(densityCount == 0 ? 0 : densitySum / Double(densityCount)))),
+            ("timeouts", .number(JSONNumber(timeouts))),
         ]
         if args.has("verbose") { doc.append(("per_schema", .array(perSchema))) }
         let out = JSONValue.object(JSONObject(doc))
