@@ -41,7 +41,7 @@ final class GrammarAutomaton {
     /// compile time). Exceeding it makes the transition dead, which can only reject.
     static let closureBudget = 50_000
     /// Upper bound on stack expansions over the automaton's lifetime (a few seconds of work).
-    static let workBudget = 30_000_000
+    static let workBudget = 5_000_000
     /// Stack expansions done so far.
     private(set) var work_ = 0
     /// True once the work budget ran out (masks may then exclude valid continuations).
