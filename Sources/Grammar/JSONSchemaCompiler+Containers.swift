@@ -18,7 +18,7 @@ extension JSONSchemaCompiler {
             nameFacts = nf
         }
         func patternDFA(_ re: String, _ ptr: String) throws(GrammarError) -> ByteDFA {
-            try RegexCompiler.compile(re, mode: .search, keyword: "patternProperties", pointer: ptr)
+            try regex(re, .search, keyword: "patternProperties", pointer: ptr)
         }
         // Declared names: properties, then names other keywords need to track.
         var names: [String] = []

@@ -192,7 +192,7 @@ extension JSONSchemaCompiler {
     private mutating func stringsDisjoint(_ a: SchemaFacts, _ b: SchemaFacts) -> Bool {
         for (pa, _) in a.patterns {
             for (pb, _) in b.patterns {
-                if let x = try? RegexCompiler.compile(pa, mode: .search), let y = try? RegexCompiler.compile(pb, mode: .search),
+                if let x = try? regex(pa, .search, keyword: "pattern", pointer: ""), let y = try? regex(pb, .search, keyword: "pattern", pointer: ""),
                    ByteDFA.disjoint(x, y) { return true }
             }
         }
@@ -206,7 +206,7 @@ extension JSONSchemaCompiler {
         return try? collect(locs, resolved: [])
     }
 
-    private func forbids(_ f: SchemaFacts, _ name: String) -> Bool {
+    private mutating func forbids(_ f: SchemaFacts, _ name: String) -> Bool {
         if f.notRequired.contains([name]) { return true }
         for v in f.objectViews {
             if let s = v.property(name) {
@@ -214,7 +214,10 @@ extension JSONSchemaCompiler {
                 continue
             }
             if v.additional?.value == .bool(false) {
-                let matched = v.patterns.contains { (try? RegexCompiler.compile($0.0, mode: .search))?.matches(Array(name.utf8)) ?? true }
+                var matched = false
+                for (re, _) in v.patterns {
+                    if (try? regex(re, .search, keyword: "patternProperties", pointer: ""))?.matches(Array(name.utf8)) ?? true { matched = true }
+                }
                 if !matched { return true }
             }
         }

@@ -119,23 +119,23 @@ extension JSONSchemaCompiler {
     mutating func stringDFAs(_ f: SchemaFacts) throws(GrammarError) -> (dfas: [ByteDFA], maxLength: Int) {
         var dfas: [ByteDFA] = []
         var maxLength = f.maxLength
-        for (p, ptr) in f.patterns { dfas.append(try RegexCompiler.compile(p, mode: .search, keyword: "pattern", pointer: ptr)) }
-        for (p, ptr) in f.notPatterns { dfas.append(try RegexCompiler.compile(p, mode: .search, keyword: "not", pointer: ptr).complement) }
+        for (p, ptr) in f.patterns { dfas.append(try regex(p, .search, keyword: "pattern", pointer: ptr)) }
+        for (p, ptr) in f.notPatterns { dfas.append(try regex(p, .search, keyword: "not", pointer: ptr).complement) }
         for (fmt, ptr) in f.formats {
             if JSONSchemaFormats.unsupported.contains(fmt) {
                 try unsupported("format", ptr, "format '\(fmt)' cannot be enforced exactly")
                 continue
             }
             guard let re = JSONSchemaFormats.regex(fmt) else { continue }
-            dfas.append(try RegexCompiler.compile(re, mode: .fullMatch, keyword: "format", pointer: ptr))
+            dfas.append(try regex(re, .fullMatch, keyword: "format", pointer: ptr))
             for bad in JSONSchemaFormats.forbidden(fmt) {
-                dfas.append(try RegexCompiler.compile(bad, mode: .search, keyword: "format", pointer: ptr).complement)
+                dfas.append(try regex(bad, .search, keyword: "format", pointer: ptr).complement)
             }
             if let m = JSONSchemaFormats.maxLength(fmt) { maxLength = maxLength < 0 ? m : min(maxLength, m) }
         }
         for (fmt, ptr) in f.notFormats {
             guard let re = JSONSchemaFormats.regex(fmt) else { continue }
-            var d = try RegexCompiler.compile(re, mode: .fullMatch, keyword: "not", pointer: ptr)
+            var d = try regex(re, .fullMatch, keyword: "not", pointer: ptr)
             if JSONSchemaFormats.maxLength(fmt) != nil || !JSONSchemaFormats.forbidden(fmt).isEmpty {
                 // The complement of (syntax ∧ extra checks) is not one DFA here: refuse rather than guess.
                 try unsupported("not", ptr, "the complement of format '\(fmt)' is not supported")

@@ -20,6 +20,16 @@ struct JSONSchemaCompiler {
     var alternativesBudget = 4096
     var negationDepth = 0
     var disjointDepth = 0
+    /// Compiled patterns by mode and source (schemas repeat patterns across branches).
+    var regexCache: [String: ByteDFA] = [:]
+
+    mutating func regex(_ p: String, _ mode: RegexMode, keyword: String, pointer: String) throws(GrammarError) -> ByteDFA {
+        let key = (mode == .search ? "s:" : "f:") + p
+        if let d = regexCache[key] { return d }
+        let d = try RegexCompiler.compile(p, mode: mode, keyword: keyword, pointer: pointer)
+        regexCache[key] = d
+        return d
+    }
 
     static let annotationKeywords: Set<String> = [
         "$schema", "$id", "id", "$comment", "title", "description", "examples", "default", "$defs", "definitions",
