@@ -26,11 +26,44 @@ enum GrammarCommand: LoomCommand {
     static func run(_ arguments: [String]) async throws {
         guard let sub = arguments.first else { throw UsageError("expected 'compile' or 'replay'") }
         let rest = Array(arguments.dropFirst())
-        switch sub {
-        case "compile": try compile(rest)
-        case "replay": try GrammarReplay.run(rest)
-        default: throw UsageError("unknown grammar subcommand '\(sub)'")
+        // Schema compilation recurses with schema depth; the cooperative pool's small thread stacks
+        // are not enough for deep real-world schemas, so the work runs on a thread with 256 MiB.
+        try onLargeStack {
+            switch sub {
+            case "compile": try compile(rest)
+            case "replay": try GrammarReplay.run(rest)
+            default: throw UsageError("unknown grammar subcommand '\(sub)'")
+            }
         }
+    }
+
+    /// Runs `body` on a new thread with a large stack and waits for it.
+    static func onLargeStack(_ body: @escaping () throws -> Void) throws {
+        final class Box: @unchecked Sendable {
+            // @unchecked: written by the worker thread before pthread_join returns, read after.
+            let body: () throws -> Void
+            var error: (any Error)?
+            init(_ body: @escaping () throws -> Void) { self.body = body }
+        }
+        let box = Box(body)
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        pthread_attr_setstacksize(&attr, 256 << 20)
+        var thread = pthread_t()
+        let arg = Unmanaged.passRetained(box).toOpaque()
+        let rc = pthread_create(&thread, &attr, { raw in
+            let b = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            do { try b.body() } catch { b.error = error }
+            return nil
+        }, arg)
+        pthread_attr_destroy(&attr)
+        if rc != 0 {
+            Unmanaged<Box>.fromOpaque(arg).release()
+            try body()
+            return
+        }
+        pthread_join(thread, nil)
+        if let e = box.error { throw e }
     }
 
     static func compile(_ arguments: [String]) throws {
