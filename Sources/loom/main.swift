@@ -13,6 +13,7 @@ enum LoomCommands {
         GenerateCommand.self,
         LogitsCommand.self,
         TemplateCommand.self,
+        GrammarCommand.self,
         BenchCommand.self,
     ]
 }

@@ -1,0 +1,265 @@
+/// The lazily built deterministic automaton behind a matcher.
+///
+/// A matcher state is a *configuration*: the set of parser stacks still alive, each stack a
+/// hash-consed chain of frames `(node, state)`. Because stacks and configurations are interned,
+/// the same configuration reached twice gets the same id, and `step(cfg, byte)` is memoised in a
+/// flat table (`cfg * 256 + byte`). After warm-up a token is accepted, and a whole token trie is
+/// walked, with one table load per byte: no allocation, no hashing, no reference counting.
+/// Misses fall back to the slow path here, which expands stacks (calls, returns, repetition) with
+/// tail-call elimination so right-recursive grammars keep bounded stacks.
+final class GrammarAutomaton {
+    let grammar: Grammar
+    let nodes: [GrammarNode]
+    let dfas: [ByteDFA]
+
+    // Stacks: id 0 is the empty stack; id 1 a dead-end parent for isolated string frames.
+    private var stNode: [Int32] = [-1, -2]
+    private var stState: [Int32] = [0, 0]
+    private var stParent: [Int32] = [-1, -1]
+    static let sentinel: Int32 = 1
+    /// Per configuration: the isolated-string configuration (-1 none, -2 not computed).
+    private var isolated: [Int32] = []
+    private var stackIds: [StackKey: Int32] = [:]
+
+    // Node-private states (strings, numbers, objects, arrays) interned to Int32.
+    private(set) var aux: [[Int32]] = []
+    private var auxIds: [[Int32]: Int32] = [:]
+
+    // Configurations.
+    private(set) var cfgReady: [[Int32]] = []
+    private(set) var cfgAccept: [Bool] = []
+    private var cfgIds: [CfgKey: Int32] = [:]
+
+    /// `cfg * 256 + byte` → next cfg; -1 dead, -2 not yet computed.
+    private(set) var trans: UnsafeMutablePointer<Int32>
+    private var transCapacity: Int
+
+    /// The configuration before any input.
+    private(set) var start: Int32 = -1
+
+    /// Upper bound on stacks visited by one closure (a safety net; left recursion is refused at
+    /// compile time). Exceeding it makes the transition dead, which can only reject.
+    static let closureBudget = 50_000
+    /// Upper bound on stack expansions over the automaton's lifetime (a few seconds of work).
+    static let workBudget = 5_000_000
+    /// Stack expansions done so far.
+    private(set) var work_ = 0
+    /// True once the work budget ran out (masks may then exclude valid continuations).
+    var isExhausted: Bool { work_ > GrammarAutomaton.workBudget }
+    /// Upper bound on configurations per automaton (each costs a 1 KiB transition row).
+    static let maxConfigurations = 1 << 20
+
+    struct StackKey: Hashable { let node: Int32, state: Int32, parent: Int32 }
+    struct CfgKey: Hashable { let ready: [Int32], accept: Bool }
+
+    /// Per DFA: true when no state rejects any byte.
+    let totalDFA: [Bool]
+
+    init(_ grammar: Grammar) {
+        self.grammar = grammar
+        nodes = grammar.nodes
+        dfas = grammar.dfas
+        totalDFA = grammar.dfas.map { d in
+            (0..<d.stateCount).allSatisfy { q in (0..<256).allSatisfy { d.next(Int32(q), UInt8($0)) >= 0 } }
+        }
+        transCapacity = 256
+        trans = .allocate(capacity: transCapacity * 256)
+        trans.initialize(repeating: -2, count: transCapacity * 256)
+        var ready: [Int32] = [], accept = false
+        let s = push(grammar.root, initialState(grammar.root), 0)
+        closure([s], &ready, &accept)
+        start = internCfg(ready, accept)
+    }
+
+    deinit { trans.deallocate() }
+
+    var configurationCount: Int { cfgReady.count }
+
+    // MARK: - Interning
+
+    @inline(__always) private func push(_ node: Int32, _ state: Int32, _ parent: Int32) -> Int32 {
+        let key = StackKey(node: node, state: state, parent: parent)
+        if let id = stackIds[key] { return id }
+        let id = Int32(stNode.count)
+        stNode.append(node)
+        stState.append(state)
+        stParent.append(parent)
+        stackIds[key] = id
+        return id
+    }
+
+    func internAux(_ a: [Int32]) -> Int32 {
+        if let id = auxIds[a] { return id }
+        let id = Int32(aux.count)
+        aux.append(a)
+        auxIds[a] = id
+        return id
+    }
+
+    private func internCfg(_ ready: [Int32], _ accept: Bool) -> Int32 {
+        if ready.isEmpty && !accept { return -1 }
+        let key = CfgKey(ready: ready, accept: accept)
+        if let id = cfgIds[key] { return id }
+        // Memory guard: a runaway grammar stops growing (and can then only reject, never admit).
+        if cfgReady.count >= GrammarAutomaton.maxConfigurations { return -1 }
+        let id = Int32(cfgReady.count)
+        cfgReady.append(ready)
+        cfgAccept.append(accept)
+        cfgIds[key] = id
+        if cfgReady.count > transCapacity {
+            let newCap = transCapacity * 2
+            let t = UnsafeMutablePointer<Int32>.allocate(capacity: newCap * 256)
+            t.moveInitialize(from: trans, count: transCapacity * 256)
+            (t + transCapacity * 256).initialize(repeating: -2, count: (newCap - transCapacity) * 256)
+            trans.deallocate()
+            trans = t
+            transCapacity = newCap
+        }
+        return id
+    }
+
+    // MARK: - Slow path
+
+    /// Expands stacks until every live one has a byte-consuming frame on top (those are `ready`);
+    /// reaching the empty stack means the input so far is a complete sentence.
+    private func closure(_ roots: [Int32], _ ready: inout [Int32], _ accept: inout Bool) {
+        var visited = Set<Int32>()
+        var work = roots
+        var budget = GrammarAutomaton.closureBudget
+        while let s = work.popLast() {
+            if s == 0 { accept = true; continue }
+            if s == GrammarAutomaton.sentinel { continue }
+            guard visited.insert(s).inserted else { continue }
+            budget -= 1
+            work_ &+= 1
+            if budget < 0 { ready.removeAll(); accept = false; return }
+            let node = stNode[Int(s)], state = stState[Int(s)], parent = stParent[Int(s)]
+            if canConsume(node, state) { ready.append(s) }
+            forEachMove(node, state) { move in
+                switch move {
+                case .done:
+                    work.append(parent)
+                case .call(let child, let ret):
+                    let base = isFinalOnly(node, ret) ? parent : push(node, ret, parent)
+                    work.append(push(child, initialState(child), base))
+                }
+            }
+        }
+        ready.sort()
+    }
+
+    /// Computes and records the transition of `cfg` on `byte`.
+    @inline(never)
+    func step(_ cfg: Int32, _ byte: UInt8) -> Int32 {
+        if work_ > GrammarAutomaton.workBudget {
+            // Exhausted by a pathologically ambiguous grammar: stop exploring (can only reject).
+            trans[Int(cfg) &* 256 &+ Int(byte)] = -1
+            return -1
+        }
+        var roots: [Int32] = []
+        for s in cfgReady[Int(cfg)] {
+            let ns = consume(stNode[Int(s)], stState[Int(s)], byte)
+            if ns >= 0 { roots.append(push(stNode[Int(s)], ns, stParent[Int(s)])) }
+        }
+        var ready: [Int32] = [], accept = false
+        if !roots.isEmpty { closure(roots, &ready, &accept) }
+        let next = internCfg(ready, accept)
+        trans[Int(cfg) &* 256 &+ Int(byte)] = next
+        return next
+    }
+
+    /// The transition, computing it if needed.
+    @inline(__always) func next(_ cfg: Int32, _ byte: UInt8) -> Int32 {
+        let t = trans[Int(cfg) &* 256 &+ Int(byte)]
+        return t == -2 ? step(cfg, byte) : t
+    }
+
+    /// For a configuration that is a single JSON-string frame inside the string, the configuration of
+    /// that frame alone over a dead-end parent (its mask = the tokens that stay inside); else -1.
+    func isolatedString(_ c: Int32) -> Int32 {
+        let i = Int(c)
+        if i < isolated.count, isolated[i] != -2 { return isolated[i] }
+        if isolated.count < cfgReady.count { isolated.append(contentsOf: repeatElement(-2, count: cfgReady.count - isolated.count)) }
+        var result: Int32 = -1
+        if !cfgAccept[i] {
+            // Every live frame must be one that only a `"` byte can leave: string content, or a
+            // literal (an object key) whose remaining bytes contain `"`.
+            var frames: [Int32] = []
+            for s in cfgReady[i] {
+                let node = stNode[Int(s)], st = stState[Int(s)]
+                if stParent[Int(s)] == GrammarAutomaton.sentinel { frames.removeAll(); break }
+                var ok = false
+                switch nodes[Int(node)] {
+                case .string:
+                    let phase = aux[Int(st)][0]
+                    ok = phase != 0 && phase != 7
+                case .literal(let b):
+                    ok = Int(st) < b.count && b[Int(st)...].contains(0x22)
+                default: ok = false
+                }
+                if !ok { frames.removeAll(); break }
+                frames.append(push(node, st, GrammarAutomaton.sentinel))
+            }
+            if !frames.isEmpty {
+                frames.sort()
+                var unique: [Int32] = []
+                for f in frames where unique.last != f { unique.append(f) }
+                result = internCfg(unique, false)
+            }
+        }
+        if isolated.count < cfgReady.count { isolated.append(contentsOf: repeatElement(-2, count: cfgReady.count - isolated.count)) }
+        isolated[i] = result
+        return result
+    }
+
+    /// The single-frame configurations of a multi-frame isolated configuration (empty if single).
+    func isolatedComponents(_ iso: Int32) -> [Int32] {
+        let ready = cfgReady[Int(iso)]
+        if ready.count < 2 { return [] }
+        return ready.map { internCfg([$0], false) }
+    }
+
+    /// A key identifying an isolated configuration across grammars: one plain string frame (no
+    /// DFAs), described by its length bounds and state. nil otherwise.
+    func sharedKey(_ iso: Int32) -> [Int32]? {
+        let ready = cfgReady[Int(iso)]
+        guard ready.count == 1 else { return nil }
+        let s = ready[0]
+        // DFAs that never reject a byte (such as "key not in this set") only matter when the string
+        // closes, which needs a `"`: the isolated mask is that of the plain string.
+        guard case .string(let spec) = nodes[Int(stNode[Int(s)])], spec.dfas.allSatisfy({ totalDFA[Int($0)] }) else { return nil }
+        return [Int32(spec.minLength), Int32(spec.maxLength)] + aux[Int(stState[Int(s)])].prefix(8)
+    }
+
+    /// The configuration after `bytes`, or -1.
+    func run(_ cfg: Int32, _ bytes: some Sequence<UInt8>) -> Int32 {
+        var c = cfg
+        for b in bytes {
+            c = next(c, b)
+            if c < 0 { return -1 }
+        }
+        return c
+    }
+}
+
+extension GrammarAutomaton {
+    /// A stack as text, top first (for debugging).
+    func describe(_ s: Int32) -> String {
+        var parts: [String] = []
+        var cur = s
+        while cur > 0 {
+            let n = stNode[Int(cur)], st = stState[Int(cur)]
+            if n < 0 { parts.append("sentinel"); break }
+            var kind = "\(nodes[Int(n)])".prefix(30)
+            if case .object = nodes[Int(n)] { kind = "object" }
+            let state: String
+            switch nodes[Int(n)] {
+            case .object, .array, .string, .number: state = "\(aux[Int(st)])"
+            default: state = "\(st)"
+            }
+            parts.append("n\(n)[\(kind)]@\(state)")
+            cur = stParent[Int(cur)]
+        }
+        return parts.joined(separator: " < ")
+    }
+}

@@ -1,0 +1,298 @@
+/// Per-generation state of a grammar over a vocabulary: masks, token acceptance, rollback.
+///
+/// Call order for generation: `mask(into:)` → sample a token inside the mask → `accept(token:)`;
+/// repeat until an end-of-generation token is accepted. `forcedBytes()` gives the only legal
+/// continuation (for jump-forward), `rollback(_:)` undoes accepted tokens (speculative decoding,
+/// prefix reuse). Not thread-safe: one matcher per generation; `fork()` shares the warmed-up
+/// automaton with a new independent matcher.
+public final class GrammarMatcher {
+    /// The compiled grammar.
+    public let grammar: Grammar
+    /// The vocabulary masks are computed over.
+    public let vocabulary: Vocabulary
+    let automaton: GrammarAutomaton
+    private let cache: MaskCache
+    /// Configuration after each accepted step; `history[0]` is the start. -3 marks termination.
+    private var history: [Int32]
+    /// Per-depth configuration scratch for the trie walk.
+    private let walk: UnsafeMutablePointer<Int32>
+    /// A mask-sized scratch buffer.
+    private let scratch: UnsafeMutablePointer<UInt64>
+
+    static let terminated: Int32 = -3
+
+
+    /// A matcher at the start of the grammar.
+    public convenience init(grammar: Grammar, vocabulary: Vocabulary) {
+        self.init(grammar: grammar, vocabulary: vocabulary, automaton: GrammarAutomaton(grammar),
+                  cache: MaskCache(words: vocabulary.maskWordCount))
+    }
+
+    init(grammar: Grammar, vocabulary: Vocabulary, automaton: GrammarAutomaton, cache: MaskCache) {
+        self.grammar = grammar
+        self.vocabulary = vocabulary
+        self.automaton = automaton
+        self.cache = cache
+        history = [automaton.start]
+        history.reserveCapacity(1024)
+        walk = .allocate(capacity: vocabulary.maxTokenLength + 2)
+        scratch = .allocate(capacity: vocabulary.maskWordCount)
+        scratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
+    }
+
+    deinit {
+        walk.deallocate()
+        scratch.deallocate()
+    }
+
+    /// A new matcher in the same state that shares this one's caches (not thread-safe together).
+    public func fork() -> GrammarMatcher {
+        let m = GrammarMatcher(grammar: grammar, vocabulary: vocabulary, automaton: automaton, cache: cache)
+        m.history = history
+        return m
+    }
+
+    /// Number of `UInt64` words `mask(into:)` writes.
+    public var maskWordCount: Int { vocabulary.maskWordCount }
+
+    private var current: Int32 { history[history.count - 1] }
+
+    /// True when the output so far is a complete sentence (end-of-generation is allowed).
+    public var isComplete: Bool {
+        let c = current
+        return c >= 0 && automaton.cfgAccept[Int(c)]
+    }
+
+    /// True once an end-of-generation token has been accepted.
+    public var isTerminated: Bool { current == GrammarMatcher.terminated }
+
+    /// True when the matcher can still accept something (not dead and not terminated).
+    public var isLive: Bool { current >= 0 }
+
+    /// Number of accepted steps (tokens or byte strings) that `rollback` can undo.
+    public var acceptedCount: Int { history.count - 1 }
+
+    /// Writes the allowed-token mask: bit `i % 64` of word `i / 64` is set iff token `i` may come next.
+    public func mask(into out: UnsafeMutablePointer<UInt64>) {
+        let words = vocabulary.maskWordCount
+        let c = current
+        guard c >= 0 else {
+            out.initialize(repeating: 0, count: words)
+            return
+        }
+        if let cached = cache.lookup(c) {
+            out.update(from: cached, count: words)
+            return
+        }
+        let iso = automaton.isolatedString(c)
+        if iso >= 0 {
+            // Inside a JSON string: tokens without `"` cannot leave it, so their validity depends only
+            // on the string's own state — a mask cached per string state, shared by every context.
+            mask(of: iso, into: out)
+            fillMask(c, out, vocabulary.quoteTrie)
+        } else {
+            out.initialize(repeating: 0, count: words)
+            fillMask(c, out, vocabulary.trie)
+        }
+        if automaton.cfgAccept[Int(c)] {
+            for t in vocabulary.endOfGeneration { out[t >> 6] |= 1 << UInt64(t & 63) }
+        }
+        cache.store(c, out)
+    }
+
+    /// The mask of configuration `c` (cached), without end-of-generation bits.
+    private func mask(of c: Int32, into out: UnsafeMutablePointer<UInt64>) {
+        if let cached = cache.lookup(c) {
+            out.update(from: cached, count: vocabulary.maskWordCount)
+            return
+        }
+        let parts = automaton.isolatedComponents(c)
+        if !parts.isEmpty {
+            // A token that stays inside is valid iff it is valid for one of the frames.
+            out.initialize(repeating: 0, count: vocabulary.maskWordCount)
+            for p in parts {
+                mask(of: p, into: scratch)
+                for w in 0..<vocabulary.maskWordCount { out[w] |= scratch[w] }
+            }
+            cache.store(c, out)
+            return
+        }
+        let key = automaton.sharedKey(c)
+        if let key, vocabulary.sharedStringMasks.copy(key, into: out) {
+            cache.store(c, out)
+            return
+        }
+        out.initialize(repeating: 0, count: vocabulary.maskWordCount)
+        fillMask(c, out, vocabulary.trie)
+        cache.store(c, out)
+        if let key { vocabulary.sharedStringMasks.store(key, out, words: vocabulary.maskWordCount) }
+    }
+
+    /// A one-line summary of the current state (for diagnostics; not a stable format).
+    public var debugSummary: String {
+        let c = current
+        guard c >= 0 else { return "dead" }
+        let ready = automaton.cfgReady[Int(c)]
+        return "cfg \(c) ready \(ready.count) iso \(automaton.isolatedString(c)) top: " + (ready.first.map { automaton.describe($0) } ?? "-")
+    }
+
+    /// Writes the mask into an array (resized to `maskWordCount`).
+    public func mask(into out: inout [UInt64]) {
+        if out.count != maskWordCount { out = Array(repeating: 0, count: maskWordCount) }
+        out.withUnsafeMutableBufferPointer { mask(into: $0.baseAddress!) }
+    }
+
+    /// Walks the token trie from configuration `c`, skipping each subtree whose prefix is rejected.
+    private func fillMask(_ c: Int32, _ out: UnsafeMutablePointer<UInt64>, _ trie: TokenTrie) {
+        let n = trie.nodeCount
+        let byte = trie.byte, depth = trie.depth, skip = trie.skip
+        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
+        let at = walk
+        at[0] = c
+        var trans = automaton.trans
+        var i = 0
+        while i < n {
+            let d = Int(depth[i])
+            let parent = at[d - 1]
+            let b = byte[i]
+            var nx = trans[Int(parent) &* 256 &+ Int(b)]
+            if nx == -2 {
+                nx = automaton.step(parent, b)
+                trans = automaton.trans  // the table may have grown
+            }
+            if nx < 0 {
+                i = Int(skip[i])
+                continue
+            }
+            at[d] = nx
+            var k = Int(ts[i])
+            let e = Int(te[i])
+            while k < e {
+                let t = Int(toks[k])
+                out[t >> 6] |= 1 << UInt64(t & 63)
+                k += 1
+            }
+            i += 1
+        }
+    }
+
+    /// True when `token` is allowed next (the same decision the mask encodes).
+    public func isAllowed(token: Int) -> Bool {
+        let c = current
+        guard c >= 0, token >= 0, token < vocabulary.size else { return false }
+        if vocabulary.isEndOfGeneration(token) { return automaton.cfgAccept[Int(c)] }
+        let a = Int(vocabulary.tokenOffsets[token]), b = Int(vocabulary.tokenOffsets[token + 1])
+        if a == b { return false }
+        var s = c
+        for k in a..<b {
+            s = automaton.next(s, vocabulary.tokenBytes[k])
+            if s < 0 { return false }
+        }
+        return true
+    }
+
+    /// Advances by one token; false (state unchanged) when the token is not allowed.
+    @discardableResult
+    public func accept(token: Int) -> Bool {
+        let c = current
+        guard c >= 0, token >= 0, token < vocabulary.size else { return false }
+        if vocabulary.isEndOfGeneration(token) {
+            guard automaton.cfgAccept[Int(c)] else { return false }
+            history.append(GrammarMatcher.terminated)
+            return true
+        }
+        let a = Int(vocabulary.tokenOffsets[token]), b = Int(vocabulary.tokenOffsets[token + 1])
+        if a == b { return false }
+        var s = c
+        for k in a..<b {
+            s = automaton.next(s, vocabulary.tokenBytes[k])
+            if s < 0 { return false }
+        }
+        history.append(s)
+        return true
+    }
+
+    /// Advances by a byte string as one step (jump-forward text); false (state unchanged) if rejected.
+    @discardableResult
+    public func accept(bytes: [UInt8]) -> Bool {
+        let c = current
+        guard c >= 0 else { return false }
+        let s = automaton.run(c, bytes)
+        if s < 0 { return false }
+        history.append(s)
+        return true
+    }
+
+    /// Undoes the last `k` accepted steps (clamped to what was accepted).
+    public func rollback(_ k: Int) {
+        let n = min(max(k, 0), history.count - 1)
+        history.removeLast(n)
+    }
+
+    /// Back to the start of the grammar.
+    public func reset() { history.removeLast(history.count - 1) }
+
+    /// The bytes that must come next whatever is sampled: the longest string such that every
+    /// byte is the only one allowed and the grammar is not complete before it.
+    public func forcedBytes(limit: Int = 256) -> [UInt8] {
+        var out: [UInt8] = []
+        var c = current
+        while c >= 0, out.count < limit, !automaton.cfgAccept[Int(c)] {
+            var only: Int = -1
+            var next: Int32 = -1
+            for b in 0..<256 {
+                let t = automaton.next(c, UInt8(b))
+                if t >= 0 {
+                    if only >= 0 { only = -2; break }
+                    only = b
+                    next = t
+                }
+            }
+            guard only >= 0 else { break }
+            out.append(UInt8(only))
+            c = next
+        }
+        return out
+    }
+}
+
+/// Masks computed per configuration, so a state reached again costs one copy.
+final class MaskCache {
+    let words: Int
+    private var slot: [Int32] = []
+    private var store: UnsafeMutablePointer<UInt64>
+    private var used = 0
+    private var capacity: Int
+    /// Memory bound for cached masks.
+    static let maxBytes = 256 << 20
+
+    init(words: Int) {
+        self.words = words
+        capacity = 64
+        store = .allocate(capacity: capacity * words)
+    }
+
+    deinit { store.deallocate() }
+
+    func lookup(_ c: Int32) -> UnsafeMutablePointer<UInt64>? {
+        let i = Int(c)
+        guard i < slot.count, slot[i] >= 0 else { return nil }
+        return store + Int(slot[i]) * words
+    }
+
+    func store(_ c: Int32, _ mask: UnsafeMutablePointer<UInt64>) {
+        let i = Int(c)
+        if used == capacity {
+            guard (capacity * 2) * words * 8 <= MaskCache.maxBytes else { return }
+            let n = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2 * words)
+            n.moveInitialize(from: store, count: used * words)
+            store.deallocate()
+            store = n
+            capacity *= 2
+        }
+        if i >= slot.count { slot.append(contentsOf: repeatElement(-1, count: i + 1 - slot.count + 64)) }
+        (store + used * words).initialize(from: mask, count: words)
+        slot[i] = Int32(used)
+        used += 1
+    }
+}

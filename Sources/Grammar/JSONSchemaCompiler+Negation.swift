@@ -1,0 +1,239 @@
+import LoomJSON
+
+/// `not` and `oneOf`: complements pushed down to keywords with exact complements.
+extension JSONSchemaCompiler {
+    /// A schema accepting exactly the instances `loc` rejects.
+    mutating func negate(_ loc: SchemaLoc) throws(GrammarError) -> SchemaLoc {
+        let base = resolver.baseInside(loc.value, base: loc.base)
+        func syn(_ v: JSONValue) -> SchemaLoc { SchemaLoc(synthetic: v, base: base, pointer: loc.pointer) }
+        func obj(_ pairs: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(pairs)) }
+        func fail(_ kw: String, _ why: String) -> GrammarError {
+            GrammarError(.unsupported, keyword: "not", pointer: loc.pointer + "/" + kw, why)
+        }
+        switch loc.value {
+        case .bool(let x): return syn(.bool(!x))
+        case .object(let o):
+            var parts: [JSONValue] = []
+            if let r = o["$ref"] {
+                let others = o.keys.filter { !JSONSchemaCompiler.annotationKeywords.contains($0) && $0 != "$ref" }
+                if draft < .draft2019_09 || others.isEmpty {
+                    guard let ref = r.stringValue else { throw fail("$ref", "$ref must be a string") }
+                    negationDepth += 1
+                    defer { negationDepth -= 1 }
+                    if negationDepth > 32 { throw fail("$ref", "the complement of a recursive reference is not supported") }
+                    return try negate(try resolver.lookup(ref, base: base, pointer: loc.pointer + "/$ref"))
+                }
+                parts.append(obj([("not", obj([("$ref", r)]))]))
+            }
+            for (k, v) in o {
+                if JSONSchemaCompiler.annotationKeywords.contains(k) { continue }
+                switch k {
+                case "$ref", "nullable", "then", "else", "additionalItems", "$dynamicAnchor": continue
+                case "type":
+                    var t: Set<String> = []
+                    if let s = v.stringValue { t = [s] } else if case .array(let xs) = v { for x in xs { if let s = x.stringValue { t.insert(s) } } }
+                    if o["nullable"] == .bool(true) { t.insert("null") }
+                    if t.contains("number") { t.insert("integer") }
+                    var restSet = allJSONTypes.subtracting(t).subtracting(["integer"])
+                    if t.contains("integer") { restSet.remove("number") }
+                    let rest = restSet.sorted()
+                    let others: JSONValue = obj([("type", .array(rest.map { .string($0) }))])
+                    if t.contains("integer") && !t.contains("number") {
+                        // Not an integer: any other type, or a number with a non-integral value.
+                        parts.append(obj([("anyOf", .array([others, obj([("type", "number"), ("$loom.nonInteger", true)])]))]))
+                    } else {
+                        parts.append(others)
+                    }
+                case "enum": parts.append(obj([("$loom.notEnum", v)]))
+                case "const": parts.append(obj([("$loom.notEnum", .array([v]))]))
+                case "required":
+                    guard case .array(let xs) = v else { continue }
+                    if xs.isEmpty { continue }
+                    parts.append(obj([("type", "object"), ("$loom.notRequired", v)]))
+                case "not": parts.append(v)
+                case "allOf":
+                    guard case .array(let xs) = v else { continue }
+                    parts.append(obj([("anyOf", .array(xs.map { obj([("not", $0)]) }))]))
+                case "anyOf":
+                    guard case .array(let xs) = v else { continue }
+                    parts.append(obj([("allOf", .array(xs.map { obj([("not", $0)]) }))]))
+                case "oneOf":
+                    guard case .array(let xs) = v, xs.count == 1 else { throw fail(k, "the complement of oneOf is not supported") }
+                    parts.append(obj([("not", xs[0])]))
+                case "pattern": parts.append(obj([("type", "string"), ("$loom.notPattern", v)]))
+                case "format":
+                    guard let s = v.stringValue else { continue }
+                    if JSONSchemaFormats.unsupported.contains(s) { throw fail(k, "format '\(s)' is not supported") }
+                    if JSONSchemaFormats.regex(s) != nil { parts.append(obj([("type", "string"), ("$loom.notFormat", v)])) }
+                case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
+                    guard case .number(let n) = v, let c = n.intValue else { continue }
+                    let (type, other, value): (String, String, Int) = switch k {
+                    case "minLength": ("string", "maxLength", c - 1)
+                    case "maxLength": ("string", "minLength", c + 1)
+                    case "minItems": ("array", "maxItems", c - 1)
+                    case "maxItems": ("array", "minItems", c + 1)
+                    case "minProperties": ("object", "maxProperties", c - 1)
+                    default: ("object", "minProperties", c + 1)
+                    }
+                    if value < 0 { continue }  // `minX: 0` always holds
+                    parts.append(obj([("type", .string(type)), (other, .number(JSONNumber(value)))]))
+                case "minimum":
+                    let excl = draft == .draft4 && o["exclusiveMinimum"] == .bool(true)
+                    parts.append(obj([("type", "number"), ("$loom.max", .array([v, .bool(!excl)]))]))
+                case "maximum":
+                    let excl = draft == .draft4 && o["exclusiveMaximum"] == .bool(true)
+                    parts.append(obj([("type", "number"), ("$loom.min", .array([v, .bool(!excl)]))]))
+                case "exclusiveMinimum":
+                    if case .bool = v { continue }
+                    parts.append(obj([("type", "number"), ("$loom.max", .array([v, false]))]))
+                case "exclusiveMaximum":
+                    if case .bool = v { continue }
+                    parts.append(obj([("type", "number"), ("$loom.min", .array([v, false]))]))
+                case "properties":
+                    if let a = o["additionalProperties"], a != .bool(true) { throw fail(k, "the complement of properties with additionalProperties is not supported") }
+                    if o["patternProperties"] != nil { throw fail(k, "the complement of properties with patternProperties is not supported") }
+                    guard case .object(let props) = v else { continue }
+                    for (name, s) in props {
+                        parts.append(obj([("type", "object"), ("required", .array([.string(name)])),
+                                          ("properties", obj([(name, obj([("not", s)]))]))]))
+                    }
+                case "additionalProperties":
+                    if v == .bool(true) || o["properties"] != nil { continue }
+                    throw fail(k, "the complement of additionalProperties is not supported")
+                case "items", "prefixItems", "unevaluatedItems", "unevaluatedProperties":
+                    if v == .bool(true) { continue }
+                    throw fail(k, "the complement of \(k) is not supported")
+                case "uniqueItems":
+                    if v == .bool(false) { continue }
+                    throw fail(k, "the complement of uniqueItems is not supported")
+                default:
+                    if k.hasPrefix("$loom.") || ["if", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas",
+                                                  "multipleOf", "contains", "propertyNames", "$dynamicRef", "$recursiveRef"].contains(k) {
+                        throw fail(k, "the complement of \(k) is not supported")
+                    }
+                    continue  // annotation
+                }
+            }
+            if parts.isEmpty { return syn(.bool(false)) }
+            return syn(parts.count == 1 ? parts[0] : obj([("anyOf", .array(parts))]))
+        default:
+            throw GrammarError(.syntax, keyword: "not", pointer: loc.pointer, "a schema must be an object or a boolean")
+        }
+    }
+
+    /// `oneOf`: branch i holds and every branch not provably disjoint from it fails.
+    mutating func oneOfGroup(_ branches: [SchemaLoc], key: String, pointer: String) throws(GrammarError) -> SchemaGroup {
+        var facts: [SchemaFacts] = []
+        for br in branches { facts.append(try collect([br], resolved: [])) }
+        var alts: [[SchemaLoc]] = []
+        for i in 0..<branches.count {
+            if facts[i].impossible { continue }
+            var alt = [branches[i]]
+            for j in 0..<branches.count where j != i && !facts[j].impossible {
+                if disjoint(facts[i], facts[j]) { continue }
+                do {
+                    alt.append(try negate(branches[j]))
+                } catch {
+                    try unsupported("oneOf", pointer, "branches \(i) and \(j) may overlap and branch \(j) has no exact complement (\(error.reason))")
+                }
+            }
+            alts.append(alt)
+        }
+        if alts.isEmpty { alts = [[SchemaLoc(synthetic: .bool(false), base: branches[0].base, pointer: pointer)]] }
+        return SchemaGroup(key: key, keyword: "oneOf", pointer: pointer, alternatives: alts, exclusive: true)
+    }
+
+    private func effectiveTypes(_ f: SchemaFacts) -> Set<String> {
+        var t = f.types ?? allJSONTypes
+        if t.contains("number") { t.insert("integer") }
+        if let e = f.enumValues {
+            var fromEnum: Set<String> = []
+            for v in e {
+                switch v {
+                case .null: fromEnum.insert("null")
+                case .bool: fromEnum.insert("boolean")
+                case .number: fromEnum.formUnion(["number", "integer"])
+                case .string: fromEnum.insert("string")
+                case .array: fromEnum.insert("array")
+                case .object: fromEnum.insert("object")
+                }
+            }
+            t.formIntersection(fromEnum)
+        }
+        return t
+    }
+
+    /// A sound (incomplete) proof that no instance satisfies both.
+    mutating func disjoint(_ a: SchemaFacts, _ b: SchemaFacts) -> Bool {
+        var common = effectiveTypes(a).intersection(effectiveTypes(b))
+        if common.contains("integer") && !common.contains("number") {
+            // Both admit integers only through one of them saying number: still overlap.
+        }
+        if common.isEmpty { return true }
+        if let x = a.enumValues, let y = b.enumValues, !x.contains(where: { y.contains($0) }) { return true }
+        if let x = a.enumValues, x.allSatisfy({ b.notValues.contains($0) }) { return true }
+        if let y = b.enumValues, y.allSatisfy({ a.notValues.contains($0) }) { return true }
+        // Remove types for which a keyword-level proof exists; disjoint when none remain.
+        if common.contains("object") && objectsDisjoint(a, b) { common.remove("object") }
+        if common.isSubset(of: ["number", "integer"]) && !common.isEmpty, numbersDisjoint(a, b) { common = [] }
+        if common == ["string"], stringsDisjoint(a, b) { common = [] }
+        return common.isEmpty
+    }
+
+    private func numbersDisjoint(_ a: SchemaFacts, _ b: SchemaFacts) -> Bool {
+        func below(_ x: SchemaFacts, _ y: SchemaFacts) -> Bool {
+            guard let (mx, ex) = x.maximum, let (my, ey) = y.minimum else { return false }
+            let c = ExactDecimal.compare(mx, my)
+            return c < 0 || (c == 0 && (ex || ey))
+        }
+        return below(a, b) || below(b, a)
+    }
+
+    private mutating func stringsDisjoint(_ a: SchemaFacts, _ b: SchemaFacts) -> Bool {
+        for (pa, _) in a.patterns {
+            for (pb, _) in b.patterns {
+                if let x = try? regex(pa, .search, keyword: "pattern", pointer: ""), let y = try? regex(pb, .search, keyword: "pattern", pointer: ""),
+                   ByteDFA.disjoint(x, y) { return true }
+            }
+        }
+        return false
+    }
+
+    private mutating func propertyFacts(_ f: SchemaFacts, _ name: String) -> SchemaFacts? {
+        var locs: [SchemaLoc] = []
+        for v in f.objectViews { if let s = v.property(name) { locs.append(s) } }
+        if locs.isEmpty { return nil }
+        return try? collect(locs, resolved: [])
+    }
+
+    private mutating func forbids(_ f: SchemaFacts, _ name: String) -> Bool {
+        if f.notRequired.contains([name]) { return true }
+        for v in f.objectViews {
+            if let s = v.property(name) {
+                if s.value == .bool(false) { return true }
+                continue
+            }
+            if v.additional?.value == .bool(false) {
+                var matched = false
+                for (re, _) in v.patterns {
+                    if (try? regex(re, .search, keyword: "patternProperties", pointer: ""))?.matches(Array(name.utf8)) ?? true { matched = true }
+                }
+                if !matched { return true }
+            }
+        }
+        return false
+    }
+
+    private mutating func objectsDisjoint(_ a: SchemaFacts, _ b: SchemaFacts) -> Bool {
+        for k in a.required where forbids(b, k) { return true }
+        for k in b.required where forbids(a, k) { return true }
+        for k in Set(a.required).union(b.required) {
+            guard let fa = propertyFacts(a, k), let fb = propertyFacts(b, k) else { continue }
+            if disjointDepth > 4 { continue }
+            disjointDepth += 1
+            defer { disjointDepth -= 1 }
+            if disjoint(fa, fb) { return true }
+        }
+        return false
+    }
+}

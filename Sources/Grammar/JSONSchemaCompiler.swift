@@ -1,0 +1,379 @@
+import LoomJSON
+
+/// JSON Schema → grammar IR.
+///
+/// A schema position is compiled as a *conjunction* of schema locations (what `allOf` and `$ref`
+/// produce), memoised by the set of locations so recursive schemas become recursive grammars.
+/// Disjunctions are expanded into alternatives; `not` is pushed inward (De Morgan) down to
+/// keywords that have exact complements (`type`, `const`/`enum`, `required`, `pattern`, `format`,
+/// bounds); `oneOf` is enforced as "this branch and not the others", using proofs of exclusivity
+/// (types, discriminating `const`s, required-vs-forbidden keys) where they exist. Anything left
+/// that cannot be enforced exactly is a `GrammarError` naming the keyword and the JSON pointer,
+/// unless `lenient` is set.
+struct JSONSchemaCompiler {
+    let options: JSONSchemaOptions
+    let draft: JSONSchemaDraft
+    var resolver: SchemaResolver
+    var b = GrammarBuilder()
+    var memo: [String: Int32] = [:]
+    var ws: Int32 = 0
+    var alternativesBudget = 4096
+    var negationDepth = 0
+    var disjointDepth = 0
+    /// Compiled patterns by mode and source (schemas repeat patterns across branches).
+    var regexCache: [String: ByteDFA] = [:]
+
+    mutating func regex(_ p: String, _ mode: RegexMode, keyword: String, pointer: String) throws(GrammarError) -> ByteDFA {
+        let key = (mode == .search ? "s:" : "f:") + p
+        if let d = regexCache[key] { return d }
+        let d = try RegexCompiler.compile(p, mode: mode, keyword: keyword, pointer: pointer)
+        regexCache[key] = d
+        return d
+    }
+
+    static let annotationKeywords: Set<String> = [
+        "$schema", "$id", "id", "$comment", "title", "description", "examples", "default", "$defs", "definitions",
+        "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary", "deprecated", "readOnly", "writeOnly",
+        "contentEncoding", "contentMediaType", "contentSchema", "discriminator", "xml", "externalDocs", "example",
+    ]
+
+    init(root: JSONValue, options: JSONSchemaOptions) {
+        self.options = options
+        var d = options.defaultDraft
+        if case .object(let o) = root, let s = o["$schema"]?.stringValue, let x = JSONSchemaDraft(schemaURI: s) { d = x }
+        draft = d
+        resolver = SchemaResolver(root: root, draft: d, remotes: options.remoteDocuments)
+    }
+
+    static func compile(_ root: JSONValue, options: JSONSchemaOptions) throws(GrammarError) -> Grammar {
+        var c = JSONSchemaCompiler(root: root, options: options)
+        c.ws = options.whitespace ? c.b.add(.rep(c.b.add(.bytes(.jsonWhitespace)), min: 0, max: -1)) : c.b.add(.literal([]))
+        let rootLoc = SchemaLoc(value: root, base: SchemaResolver.defaultBase, pointer: "")
+        let value = try c.compileConj([rootLoc], resolved: [])
+        let top = options.whitespace ? c.b.add(.seq([c.ws, value, c.ws])) : value
+        return try c.b.finish(root: top, what: "$ref")
+    }
+
+    /// Fails in strict mode; records a warning in lenient mode.
+    mutating func unsupported(_ keyword: String, _ pointer: String, _ why: String) throws(GrammarError) {
+        if options.lenient {
+            b.warnings.append("\(pointer.isEmpty ? "#" : pointer) (\(keyword)): \(why) — ignored")
+            return
+        }
+        throw GrammarError(.unsupported, keyword: keyword, pointer: pointer, why)
+    }
+
+    // MARK: - Conjunctions
+
+    mutating func compileConj(_ locs: [SchemaLoc], resolved: Set<String>) throws(GrammarError) -> Int32 {
+        let key = locs.map(\.key).sorted().joined(separator: "\u{1}") + "\u{2}" + resolved.sorted().joined(separator: "\u{1}")
+        if let id = memo[key] { return id }
+        if memo.count > 50_000 || b.nodes.count > 500_000 {
+            throw GrammarError(.limit, keyword: "$ref", pointer: locs.first?.pointer ?? "", "schema expands to too many distinct subschemas")
+        }
+        let ph = b.placeholder()
+        memo[key] = ph
+        let facts = try collect(locs, resolved: resolved)
+        let body: Int32
+        if facts.impossible {
+            body = b.add(.fail)
+        } else if let g = facts.groups.first {
+            alternativesBudget -= g.alternatives.count
+            if alternativesBudget < 0 {
+                throw GrammarError(.limit, keyword: g.keyword, pointer: g.pointer, "too many combinations of anyOf/oneOf branches")
+            }
+            var alts: [Int32] = []
+            var done = resolved
+            done.insert(g.key)
+            for a in g.alternatives {
+                alts.append(try compileConj(locs + a, resolved: done))
+            }
+            body = b.alt(alts)
+        } else {
+            body = try buildTyped(facts, pointer: locs.first?.pointer ?? "")
+        }
+        b.define(ph, .seq([body]))
+        if b.isEmptyLanguage(body) {
+            // Callers test for the empty language to drop members and items; give them the
+            // canonical node (the placeholder stays valid for recursive references).
+            let fail = b.add(.fail)
+            memo[key] = fail
+            return fail
+        }
+        return ph
+    }
+
+    /// Folds the conjunction into facts. Groups whose key is in `resolved` were already expanded.
+    mutating func collect(_ locs: [SchemaLoc], resolved: Set<String>) throws(GrammarError) -> SchemaFacts {
+        var f = SchemaFacts()
+        var queue = locs
+        var seen = Set<String>()
+        while let loc = queue.popLast() {
+            guard seen.insert(loc.key).inserted else { continue }
+            if seen.count > 5000 {
+                throw GrammarError(.limit, keyword: "allOf", pointer: loc.pointer, "schema expands to too many combined subschemas")
+            }
+            switch loc.value {
+            case .bool(true): continue
+            case .bool(false): f.impossible = true; continue
+            case .object(let o): try collectObject(o, loc, &f, &queue, resolved)
+            default:
+                throw GrammarError(.syntax, keyword: "schema", pointer: loc.pointer, "a schema must be an object or a boolean")
+            }
+        }
+        if let t = f.types, t.isEmpty { f.impossible = true }
+        return f
+    }
+
+    private func number(_ v: JSONValue?, _ kw: String, _ p: String) throws(GrammarError) -> ExactDecimal? {
+        guard let v else { return nil }
+        guard case .number(let n) = v, let d = ExactDecimal(n.literal) else {
+            throw GrammarError(.syntax, keyword: kw, pointer: p, "\(kw) must be a number")
+        }
+        return d
+    }
+
+    private func count(_ v: JSONValue?, _ kw: String, _ p: String) throws(GrammarError) -> Int? {
+        guard let v else { return nil }
+        guard case .number(let n) = v, let d = ExactDecimal(n.literal), d.isInteger, !d.negative else {
+            throw GrammarError(.syntax, keyword: kw, pointer: p, "\(kw) must be a non-negative integer")
+        }
+        return n.intValue ?? Int.max
+    }
+
+    private func strings(_ v: JSONValue?, _ kw: String, _ p: String) throws(GrammarError) -> [String] {
+        guard let v else { return [] }
+        guard case .array(let xs) = v else { throw GrammarError(.syntax, keyword: kw, pointer: p, "\(kw) must be an array of strings") }
+        var out: [String] = []
+        for x in xs {
+            guard let s = x.stringValue else { throw GrammarError(.syntax, keyword: kw, pointer: p, "\(kw) must be an array of strings") }
+            out.append(s)
+        }
+        return out
+    }
+
+    private mutating func collectObject(_ o: JSONObject, _ loc0: SchemaLoc, _ f: inout SchemaFacts,
+                                        _ queue: inout [SchemaLoc], _ resolved: Set<String>) throws(GrammarError) {
+        let base = resolver.baseInside(loc0.value, base: loc0.base)
+        let loc = loc0.key.hasPrefix("syn:") ? SchemaLoc(synthetic: loc0.value, base: base, pointer: loc0.pointer)
+            : SchemaLoc(value: loc0.value, base: base, pointer: loc0.pointer)
+        let p = loc.pointer
+        func kp(_ k: String) -> String { p + "/" + k }
+
+        if let r = o["$ref"] {
+            guard let ref = r.stringValue else { throw GrammarError(.syntax, keyword: "$ref", pointer: kp("$ref"), "$ref must be a string") }
+            queue.append(try resolver.lookup(ref, base: base, pointer: kp("$ref")))
+            // Before 2019-09, keywords beside `$ref` are ignored.
+            if draft < .draft2019_09 { return }
+        }
+        for k in ["$dynamicRef", "$recursiveRef"] where o[k] != nil {
+            guard let ref = o[k]?.stringValue else { continue }
+            // Without dynamic scope changes these behave as `$ref`; dynamic rebinding is unsupported.
+            let target = try resolver.lookup(ref, base: base, pointer: kp(k))
+            if case .object(let t) = target.value, t["$dynamicAnchor"] != nil || t["$recursiveAnchor"] == .bool(true) {
+                try unsupported(k, kp(k), "dynamic references are not supported")
+            }
+            queue.append(target)
+        }
+
+        for (k, v) in o {
+            if JSONSchemaCompiler.annotationKeywords.contains(k) || k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef" { continue }
+            switch k {
+            case "type":
+                var t: Set<String> = []
+                switch v {
+                case .string(let s): t = [s]
+                case .array(let xs): for x in xs { if let s = x.stringValue { t.insert(s) } }
+                default: throw GrammarError(.syntax, keyword: "type", pointer: kp(k), "type must be a string or an array")
+                }
+                if o["nullable"] == .bool(true) { t.insert("null") }
+                for s in t where !allJSONTypes.contains(s) {
+                    throw GrammarError(.syntax, keyword: "type", pointer: kp(k), "unknown type '\(s)'")
+                }
+                f.restrictTypes(t)
+            case "nullable": continue
+            case "enum", "const":
+                var values: [JSONValue]
+                if k == "const" { values = [v] } else {
+                    guard case .array(let xs) = v else { throw GrammarError(.syntax, keyword: "enum", pointer: kp(k), "enum must be an array") }
+                    values = xs
+                }
+                if o["nullable"] == .bool(true), k == "enum" { values.append(.null) }
+                if let cur = f.enumValues { f.enumValues = cur.filter { values.contains($0) } } else { f.enumValues = values }
+            case "allOf":
+                guard case .array(let xs) = v else { throw GrammarError(.syntax, keyword: k, pointer: kp(k), "allOf must be an array") }
+                for (i, x) in xs.enumerated() { queue.append(loc.child(x, k, String(i))) }
+            case "anyOf", "oneOf":
+                guard case .array(let xs) = v, !xs.isEmpty else { throw GrammarError(.syntax, keyword: k, pointer: kp(k), "\(k) must be a non-empty array") }
+                let gk = loc.key + "/" + k
+                if resolved.contains(gk) { continue }
+                let branches = xs.enumerated().map { loc.child($0.element, k, String($0.offset)) }
+                if k == "anyOf" || branches.count == 1 {
+                    f.groups.append(SchemaGroup(key: gk, keyword: k, pointer: kp(k), alternatives: branches.map { [$0] }, exclusive: false))
+                } else {
+                    f.groups.append(try oneOfGroup(branches, key: gk, pointer: kp(k)))
+                }
+            case "not":
+                queue.append(try negate(loc.child(v, "not")))
+            case "if":
+                let gk = loc.key + "/if"
+                if resolved.contains(gk) { continue }
+                let cond = loc.child(v, "if")
+                let then = o["then"].map { loc.child($0, "then") }
+                let els = o["else"].map { loc.child($0, "else") }
+                if then == nil && els == nil { continue }
+                let notCond: SchemaLoc
+                do { notCond = try negate(cond) } catch {
+                    try unsupported("if", kp("if"), "the condition has no exact complement: \(error.reason)")
+                    continue
+                }
+                f.groups.append(SchemaGroup(key: gk, keyword: "if", pointer: kp("if"),
+                                            alternatives: [[cond] + (then.map { [$0] } ?? []), [notCond] + (els.map { [$0] } ?? [])],
+                                            exclusive: false))
+            case "then", "else": continue
+            case "minLength": f.minLength = max(f.minLength, try count(v, k, kp(k))!)
+            case "maxLength":
+                let m = try count(v, k, kp(k))!
+                f.maxLength = f.maxLength < 0 ? m : min(f.maxLength, m)
+            case "pattern":
+                guard let s = v.stringValue else { throw GrammarError(.syntax, keyword: k, pointer: kp(k), "pattern must be a string") }
+                f.patterns.append((s, kp(k)))
+            case "format":
+                guard let s = v.stringValue else { continue }
+                f.formats.append((s, kp(k)))
+            case "minimum":
+                let d = try number(v, k, kp(k))!
+                f.tightenMin(d, draft == .draft4 && o["exclusiveMinimum"] == .bool(true))
+            case "maximum":
+                let d = try number(v, k, kp(k))!
+                f.tightenMax(d, draft == .draft4 && o["exclusiveMaximum"] == .bool(true))
+            case "exclusiveMinimum":
+                if case .bool = v { continue }
+                f.tightenMin(try number(v, k, kp(k))!, true)
+            case "exclusiveMaximum":
+                if case .bool = v { continue }
+                f.tightenMax(try number(v, k, kp(k))!, true)
+            case "multipleOf":
+                let d = try number(v, k, kp(k))!
+                if d.isZero || d.negative { throw GrammarError(.syntax, keyword: k, pointer: kp(k), "multipleOf must be positive") }
+                if ExactDecimal(negative: false, digits: [1], exponent: 0).isMultiple(of: d) == nil {
+                    try unsupported(k, kp(k), "multipleOf has too many digits to check exactly")
+                    continue
+                }
+                f.multipleOf.append(d)
+            case "properties", "patternProperties", "additionalProperties":
+                if o["properties"] != nil && k != "properties" { continue }
+                if o["patternProperties"] != nil && k == "additionalProperties" { continue }
+                var view = ObjectView(pointer: p)
+                if case .object(let props) = o["properties"] ?? .object(JSONObject()) {
+                    for (name, s) in props { view.properties.append((name, loc.child(s, "properties", name))) }
+                }
+                if case .object(let pats) = o["patternProperties"] ?? .object(JSONObject()) {
+                    for (re, s) in pats { view.patterns.append((re, loc.child(s, "patternProperties", re))) }
+                }
+                if let a = o["additionalProperties"] { view.additional = loc.child(a, "additionalProperties") }
+                f.objectViews.append(view)
+            case "unevaluatedProperties":
+                // Equivalent to additionalProperties only when nothing else can evaluate properties.
+                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["if"] == nil,
+                   o["dependentSchemas"] == nil, o["additionalProperties"] == nil {
+                    var view = ObjectView(pointer: p)
+                    if case .object(let props) = o["properties"] ?? .object(JSONObject()) {
+                        for (name, s) in props { view.properties.append((name, loc.child(s, "properties", name))) }
+                    }
+                    if case .object(let pats) = o["patternProperties"] ?? .object(JSONObject()) {
+                        for (re, s) in pats { view.patterns.append((re, loc.child(s, "patternProperties", re))) }
+                    }
+                    view.additional = loc.child(v, k)
+                    f.objectViews.append(view)
+                } else if v != .bool(true) {
+                    try unsupported(k, kp(k), "unevaluatedProperties next to applicators")
+                }
+            case "unevaluatedItems":
+                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["if"] == nil,
+                   o["items"] == nil || draft >= .draft2020_12, o["additionalItems"] == nil, o["contains"] == nil {
+                    var view = ArrayView()
+                    if draft >= .draft2020_12, case .array(let xs) = o["prefixItems"] ?? .array([]) {
+                        view.prefix = xs.enumerated().map { loc.child($0.element, "prefixItems", String($0.offset)) }
+                    }
+                    if let it = o["items"], draft >= .draft2020_12 { view.rest = loc.child(it, "items") } else { view.rest = loc.child(v, k) }
+                    f.arrayViews.append(view)
+                } else if v != .bool(true) {
+                    try unsupported(k, kp(k), "unevaluatedItems next to applicators")
+                }
+            case "required":
+                for s in try strings(v, k, kp(k)) where !f.required.contains(s) { f.required.append(s) }
+            case "minProperties": f.minProperties = max(f.minProperties, try count(v, k, kp(k))!)
+            case "maxProperties":
+                let m = try count(v, k, kp(k))!
+                f.maxProperties = f.maxProperties < 0 ? m : min(f.maxProperties, m)
+            case "propertyNames": f.propertyNames.append(loc.child(v, k))
+            case "dependentRequired":
+                guard case .object(let deps) = v else { continue }
+                for (name, list) in deps { f.dependentRequired.append((name, try strings(list, k, kp(k)))) }
+            case "dependencies", "dependentSchemas":
+                guard case .object(let deps) = v else { continue }
+                for (name, d) in deps {
+                    if case .array = d, k == "dependencies" {
+                        f.dependentRequired.append((name, try strings(d, k, kp(k))))
+                        continue
+                    }
+                    // A dependent schema: "if `name` is present, the schema holds" =
+                    // anyOf[not required name, schema ∧ required name].
+                    let gk = loc.key + "/" + k + "/" + name
+                    if resolved.contains(gk) { continue }
+                    let absent = SchemaLoc(synthetic: .object(JSONObject([("$loom.notRequired", .array([.string(name)]))])), base: base, pointer: kp(k))
+                    let present = SchemaLoc(synthetic: .object(JSONObject([("required", .array([.string(name)]))])), base: base, pointer: kp(k))
+                    let nonObject = SchemaLoc(synthetic: .object(JSONObject([("type", .array(["null", "boolean", "array", "string", "number"]))])), base: base, pointer: kp(k))
+                    f.groups.append(SchemaGroup(key: gk, keyword: k, pointer: kp(k) + "/" + name,
+                                                alternatives: [[nonObject], [absent], [present, loc.child(d, k, name)]], exclusive: false))
+                }
+            case "items":
+                var view = ArrayView()
+                if case .array(let xs) = v {
+                    if draft >= .draft2020_12 { throw GrammarError(.syntax, keyword: k, pointer: kp(k), "items must be a schema in 2020-12") }
+                    view.prefix = xs.enumerated().map { loc.child($0.element, "items", String($0.offset)) }
+                    if let ai = o["additionalItems"] { view.rest = loc.child(ai, "additionalItems") }
+                } else {
+                    if draft >= .draft2020_12, case .array(let xs) = o["prefixItems"] ?? .array([]) {
+                        view.prefix = xs.enumerated().map { loc.child($0.element, "prefixItems", String($0.offset)) }
+                    }
+                    view.rest = loc.child(v, "items")
+                }
+                f.arrayViews.append(view)
+            case "prefixItems":
+                if o["items"] != nil || draft < .draft2020_12 { continue }
+                guard case .array(let xs) = v else { continue }
+                f.arrayViews.append(ArrayView(prefix: xs.enumerated().map { loc.child($0.element, "prefixItems", String($0.offset)) }, rest: nil))
+            case "additionalItems": continue
+            case "minItems": f.minItems = max(f.minItems, try count(v, k, kp(k))!)
+            case "maxItems":
+                let m = try count(v, k, kp(k))!
+                f.maxItems = f.maxItems < 0 ? m : min(f.maxItems, m)
+            case "uniqueItems": if v == .bool(true) { f.uniqueItems = kp(k) }
+            case "contains":
+                f.contains.append(loc.child(v, k))
+                if draft >= .draft2019_09 {
+                    if let m = try count(o["minContains"], "minContains", kp("minContains")) { f.minContains = max(f.minContains ?? 0, m) }
+                    if let m = try count(o["maxContains"], "maxContains", kp("maxContains")) { f.maxContains = min(f.maxContains ?? Int.max, m) }
+                }
+            case "minContains", "maxContains": continue
+            case "$loom.nonInteger": f.nonInteger = true
+            case "$loom.notEnum":
+                if case .array(let xs) = v { f.notValues.append(contentsOf: xs) }
+            case "$loom.notRequired":
+                f.notRequired.append(try strings(v, k, p))
+            case "$loom.notPattern":
+                if let s = v.stringValue { f.notPatterns.append((s, p)) }
+            case "$loom.notFormat":
+                if let s = v.stringValue { f.notFormats.append((s, p)) }
+            case "$loom.min":
+                if case .array(let xs) = v, xs.count == 2 { f.tightenMin(try number(xs[0], k, p)!, xs[1] == .bool(true)) }
+            case "$loom.max":
+                if case .array(let xs) = v, xs.count == 2 { f.tightenMax(try number(xs[0], k, p)!, xs[1] == .bool(true)) }
+            default:
+                continue  // unknown keywords are annotations
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// What `Grammar(jsonSchema:)` enforces, and where it departs from the specification.
+///
+/// **Drafts.** draft-04, -06, -07, 2019-09 and 2020-12, chosen by `$schema` (default 2020-12):
+/// draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` and `id`; `items` arrays with
+/// `additionalItems` before 2020-12, `prefixItems` + `items` from 2020-12; `dependencies` (array
+/// and schema forms), `dependentRequired`, `dependentSchemas`; keywords beside `$ref` ignored before
+/// 2019-09 and applied from 2019-09; `integer` is digits-only in draft-04 and "integral value"
+/// (`1.0`) from draft-06.
+///
+/// **Exact keywords.** `type` (unions), `enum`/`const` (numbers by value, objects in any key
+/// order), `properties`, `required`, `additionalProperties`, `patternProperties` (overlapping
+/// patterns: a member per pattern set, up to 6 patterns), `propertyNames` (string keywords),
+/// `minProperties`/`maxProperties`, `items`/`prefixItems`/`additionalItems`, `minItems`/`maxItems`,
+/// `contains` with `minContains`/`maxContains` (when the contains schema has an exact complement),
+/// `uniqueItems` over finite item domains (enum, boolean, null), `minLength`/`maxLength` (code
+/// points), `pattern` (ECMAScript subset, see `RegexCompiler`), `minimum`/`maximum`/exclusive
+/// forms and `multipleOf`, decided on the literal text as exact decimals, `allOf` (folded),
+/// `anyOf`, `oneOf` (alternatives made exclusive: branch *i* and the complement of every branch
+/// not provably disjoint from it), `not` (pushed inward by De Morgan down to `type`, `enum`/`const`,
+/// `required`, `pattern`, `format`, length/size/number bounds and `properties`), `if`/`then`/`else`
+/// (when `if` has an exact complement), `$ref`/`$defs`/`definitions` with recursion, `$id`/`$anchor`
+/// scoping and caller-supplied remote documents, `nullable` (OpenAPI),
+/// `unevaluatedProperties`/`unevaluatedItems` only where nothing else evaluates.
+///
+/// **Formats.** `date`, `time`, `date-time`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`,
+/// `uuid`, `uri`, `uri-reference`, `json-pointer`, `relative-json-pointer`; other values are
+/// annotations (any string). Departures, all stricter than the RFCs (never looser): leap seconds
+/// only as `23:59:60` UTC, no IP-literal hosts in e-mail domains beyond `[IPv4]`/`[IPv6:…]`, no
+/// IDNA A-labels (`xx--` labels) in host names, hostnames' last label not all digits.
+///
+/// **Refused** (typed `GrammarError` with keyword and JSON pointer; `lenient` ignores them with a
+/// warning): `$dynamicRef`/`$recursiveRef` with dynamic anchors, `uniqueItems` over infinite
+/// domains, complements of `items`/`patternProperties`/`additionalProperties`/`multipleOf`/`if`,
+/// overlapping `oneOf` branches without an exact complement, `format` values that validators
+/// assert but a regular language cannot (`regex`, `iri`, `idn-hostname`, `uri-template`, …),
+/// lookaround/backreferences/`\b`/`\p{…}` in patterns, and expansions past the size guards.
+///
+/// **Recognition vs generation.** `JSONSchemaOptions.recognition` accepts any JSON whitespace and
+/// any property order (each declared property at most once); the default options generate compact
+/// JSON with declared properties in schema order. Object keys are matched as written by a JSON
+/// serializer: a key spelled with escapes (`"\u0061"`) is refused rather than risk a duplicate.
+enum JSONSchemaSupport {}

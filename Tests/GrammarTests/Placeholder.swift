@@ -1,2 +1,0 @@
-import Testing
-@Suite struct GrammarTestsPlaceholder { @Test func builds() {} }
