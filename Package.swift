@@ -2,7 +2,7 @@
 // Loom: a local LLM inference engine for Linux with true guided generation.
 //
 // Data flows one way: CTensor ← Engine ← Provider → Grammar.
-// No target uses unsafeFlags: SIMD is chosen at run time (CPUID + OS state checks) through
+// No target passes unsafe compiler flags: SIMD is chosen at run time (CPUID + OS state checks) through
 // per-function `__attribute__((target(...)))`, so the package stays consumable by version.
 import PackageDescription
 
