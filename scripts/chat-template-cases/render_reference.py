@@ -1,29 +1,8 @@
-import json, datetime, sys
-from jinja2 import nodes
-from jinja2.ext import Extension, loopcontrols
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-from jinja2.exceptions import TemplateError
-
-class GenerationTag(Extension):
-    tags = {"generation"}
-    def parse(self, parser):
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        return nodes.CallBlock(self.call_method("_generation_support"), [], [], body).set_lineno(lineno)
-    def _generation_support(self, caller):
-        return caller()
-
-def raise_exception(message):
-    raise TemplateError(message)
-def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-def strftime_now(fmt):
-    return datetime.datetime(2026, 11, 30, 0, 0, 0).strftime(fmt)
-
-env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[GenerationTag, loopcontrols])
-env.filters["tojson"] = tojson
-env.globals["raise_exception"] = raise_exception
-env.globals["strftime_now"] = strftime_now
+# Renders each case of feature-cases.txt with Python Jinja2 configured as Hugging Face does
+# (the environment lives in jenv.py, shared with the differential fuzzers).
+import json, os, sys
+sys.path.insert(0, os.path.dirname(__file__))
+from jenv import env
 
 cases = [l for l in open(sys.argv[1]).read().split("\n=====\n") if l.strip()]
 out = []
