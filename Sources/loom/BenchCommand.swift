@@ -4,8 +4,8 @@
 enum BenchCommand: LoomCommand {
     static let name = "bench"
     static let summary = "benchmark the kernels (bench kernels) or a model"
-    static let usage = """
-        usage: loom bench kernels [--json] [--isa scalar|avx2|avx512] [--size-mb N]
+    static let usage = BenchModel.usage + """
+               loom bench kernels [--json] [--isa scalar|avx2|avx512] [--size-mb N]
           kernels            read bandwidth, matvec weight GB/s per type (1 and 2 threads, and
                              in L2 on 1 thread), single-threaded sgemm GFLOP/s
           --json             print {"read_bandwidth_gbps", "matvec": [{"type", "gbps", "share",
@@ -23,8 +23,6 @@ enum BenchCommand: LoomCommand {
             try BenchKernels.run(args)
             return
         }
-        // Hook for the model benchmark (pp/tg over a GGUF model): it takes every other form of
-        // `loom bench` and parses its own options.
-        throw UsageError("model benchmark not available yet; try 'loom bench kernels'")
+        try BenchModel.run(arguments)
     }
 }

@@ -1,0 +1,157 @@
+import CTensor
+import Engine
+import LoomJSON
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `loom bench -m MODEL`: prompt processing and decode speed, measured as llama-bench does so
+/// that `Benchmarks/compare` can put the two side by side:
+/// - pp: one batch of `--pp` prompt tokens from an empty context;
+/// - tg: `--tg` single-token decodes from an empty context;
+/// - TTFT: the pp batch plus the first decoded token.
+/// One warm-up repetition is not counted. Token ids follow llamacpp_bench.py's sequences.
+enum BenchModel {
+    static let usage = """
+        usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16] [--json]
+          -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
+          --pp N             prompt tokens evaluated as one batch (default 512)
+          --tg N             single-token decodes from an empty context (default 128)
+          -t, --threads N    kernel threads (default 2)
+          --reps R           measured repetitions after one warm-up (default 5)
+          --engine E         sequential (the only engine so far)
+          --json             {"model", "threads", "engine", "pp": {"tokens", "tok_s": {"median", "min", "max"}},
+                             "tg": {…}, "ttft_ms": {…}, "weight_bytes_per_token", "weight_gbps",
+                             "read_bandwidth_gbps", "peak_rss_mb", "isa", "blas_core"}
+
+        """
+
+    static func run(_ arguments: [String]) throws {
+        let args = try Arguments(arguments, flags: ["json"],
+                                 options: ["model", "pp", "tg", "threads", "reps", "kv", "engine"],
+                                 aliases: ["m": "model", "t": "threads"])
+        if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        let pp = try args.int("pp", default: 512), tg = try args.int("tg", default: 128)
+        let reps = try args.int("reps", default: 5), threads = try args.int("threads", default: 2)
+        guard pp >= 1, tg >= 1, reps >= 1, threads >= 1 else { throw UsageError("--pp, --tg, --reps and --threads must be positive") }
+        let engine = args.value("engine") ?? "sequential"
+        guard engine == "sequential" else { throw UsageError("--engine \(engine): only the sequential engine exists so far") }
+        let kv: KVCacheType
+        switch args.value("kv") ?? "f32" {
+        case "f32": kv = .f32
+        case "f16": kv = .f16
+        case let other: throw UsageError("--kv must be f32 or f16, got '\(other)'")
+        }
+
+        let model = try Model(path: args.modelPath)
+        let context = pp + tg + 16
+        guard context <= model.config.contextLength else {
+            throw RuntimeError("--pp \(pp) + --tg \(tg) exceeds the model's context of \(model.config.contextLength)")
+        }
+        let transformer = try Transformer(model: model, configuration: TransformerConfiguration(
+            threads: threads, maxBatch: pp, contextLength: context, kvCacheType: kv))
+        let cache = try transformer.makeCache()
+        let vocab = model.config.vocabularySize
+        let prompt = (0..<pp).map { Int32(($0 * 7919 + 13) % vocab) }
+        let decodes = (0..<tg).map { Int32(($0 * 31 + 5) % vocab) }
+
+        var ppRates: [Double] = [], tgRates: [Double] = [], ttfts: [Double] = []
+        let progress = StandardError.isTerminal && !args.has("json")
+        for rep in 0...reps {
+            if progress { StandardError.write("\rbench: repetition \(rep)/\(reps)") }
+            cache.reset()
+            let t0 = loom_now_seconds()
+            _ = try transformer.evaluate(prompt, cache: cache)
+            let t1 = loom_now_seconds()
+            _ = try transformer.decode(decodes[0], cache: cache)
+            let t2 = loom_now_seconds()
+            cache.reset()
+            let t3 = loom_now_seconds()
+            for token in decodes { _ = try transformer.decode(token, cache: cache) }
+            let t4 = loom_now_seconds()
+            if rep == 0 { continue }  // warm-up
+            ppRates.append(Double(pp) / (t1 - t0))
+            ttfts.append((t2 - t0) * 1000)
+            tgRates.append(Double(tg) / (t4 - t3))
+        }
+        if progress { StandardError.write("\r\u{1B}[K") }
+
+        // A decoded token reads every weight once, except the embedding table (one row) unless
+        // it doubles as the output head.
+        let tied = model.file.tensor(named: "output.weight") == nil
+        let weightBytes = model.file.tensors.reduce(0) { sum, t in
+            sum + (t.name == "token_embd.weight" && !tied ? t.byteCount / max(t.rowCount, 1) : t.byteCount)
+        }
+        let tgMedian = median(tgRates)
+        let peakRSS = peakResidentMegabytes()  // before the bandwidth probe's 256 MiB buffer
+        let bandwidth = readBandwidth(threads: threads)
+        let file = args.modelPath.split(separator: "/").last.map(String.init) ?? args.modelPath
+        let isa = String(cString: loom_isa_name(loom_isa_active()))
+        let blas = String(cString: loom_blas_core_name())
+
+        if args.has("json") {
+            func stats(_ xs: [Double]) -> JSONValue {
+                .object(JSONObject([("median", .number(JSONNumber(median(xs)))),
+                                    ("min", .number(JSONNumber(xs.min()!))), ("max", .number(JSONNumber(xs.max()!)))]))
+            }
+            let doc: JSONValue = .object(JSONObject([
+                ("model", .string(file)), ("threads", .number(JSONNumber(threads))), ("engine", .string(engine)),
+                ("pp", .object(JSONObject([("tokens", .number(JSONNumber(pp))), ("tok_s", stats(ppRates))]))),
+                ("tg", .object(JSONObject([("tokens", .number(JSONNumber(tg))), ("tok_s", stats(tgRates))]))),
+                ("ttft_ms", stats(ttfts)),
+                ("weight_bytes_per_token", .number(JSONNumber(weightBytes))),
+                ("weight_gbps", .number(JSONNumber(Double(weightBytes) * tgMedian / 1e9))),
+                ("read_bandwidth_gbps", .number(JSONNumber(bandwidth))),
+                ("peak_rss_mb", .number(JSONNumber(peakRSS))),
+                ("isa", .string(isa)), ("blas_core", .string(blas)),
+            ]))
+            StandardOutput.write(doc.serialized() + "\n")
+            return
+        }
+        func line(_ name: String, _ xs: [Double], _ unit: String) -> String {
+            "\(name.padding(6)) median \(format(median(xs))) \(unit)  (min \(format(xs.min()!)), max \(format(xs.max()!)))\n"
+        }
+        StandardOutput.write("""
+            model \(file), \(threads) threads, engine \(engine), isa \(isa), BLAS core \(blas)
+            \(line("pp\(pp)", ppRates, "tok/s"))\(line("tg\(tg)", tgRates, "tok/s"))\(line("ttft", ttfts, "ms"))\
+            weights per token \(format(Double(weightBytes) / 1e6)) MB: \(format(Double(weightBytes) * tgMedian / 1e9)) GB/s \
+            of \(format(bandwidth)) GB/s read bandwidth; peak RSS \(format(peakRSS)) MB
+
+            """)
+    }
+
+    static func median(_ xs: [Double]) -> Double {
+        let s = xs.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    static func format(_ x: Double) -> String {
+        let r = (x * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+
+    /// The machine's streaming read rate on `threads` threads over 256 MiB (best of a few runs).
+    static func readBandwidth(threads: Int) -> Double {
+        let bytes = 256 << 20
+        guard let pool = loom_pool_create(Int32(threads)),
+              let buffer = UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: aligned_alloc(4096, bytes))) else { return 0 }
+        defer { loom_pool_destroy(pool); free(buffer) }
+        memset(buffer, 1, bytes)
+        return BenchKernels.readBandwidth(pool, buffer, bytes)
+    }
+
+    /// Peak resident set size of this process (VmHWM), in MB.
+    static func peakResidentMegabytes() -> Double {
+        guard let f = fopen("/proc/self/status", "r") else { return 0 }
+        defer { fclose(f) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, 256, f) != nil {
+            let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if s.hasPrefix("VmHWM:") {
+                let kb = s.split(separator: " ").compactMap { Double($0) }.first ?? 0
+                return kb / 1024
+            }
+        }
+        return 0
+    }
+}
