@@ -44,9 +44,10 @@ enum BenchModel {
         }
 
         let model = try Model(path: args.modelPath)
-        let context = pp + tg + 16
+        // pp (+ the TTFT token) and tg each start from an empty cache.
+        let context = max(pp + 1, tg)
         guard context <= model.config.contextLength else {
-            throw RuntimeError("--pp \(pp) + --tg \(tg) exceeds the model's context of \(model.config.contextLength)")
+            throw RuntimeError("--pp \(pp) or --tg \(tg) exceeds the model's context of \(model.config.contextLength)")
         }
         let transformer = try Transformer(model: model, configuration: TransformerConfiguration(
             threads: threads, maxBatch: pp, contextLength: context, kvCacheType: kv))
