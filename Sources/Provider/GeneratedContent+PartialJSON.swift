@@ -141,15 +141,12 @@ struct PartialJSONParser {
             // An escape cut off by the end of input is dropped: it has not been generated yet.
             guard i + 1 < bytes.count else { break }
             let e = bytes[i + 1]
+            if let unescaped = JSONEscape.unescape(e) {
+                out.append(unescaped)
+                i += 2
+                continue
+            }
             switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 guard i + 5 < bytes.count else { i = bytes.count; return (String(decoding: out, as: UTF8.self), false) }
                 guard let code = UInt32(String(decoding: bytes[(i + 2)...(i + 5)], as: UTF8.self), radix: 16) else {
