@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Provider", targets: ["Provider"]),
         .library(name: "ChatCompletions", targets: ["ChatCompletions"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "ChatCompletionsServer", targets: ["ChatCompletionsServer"]),
         .executable(name: "loom", targets: ["loom"]),
     ],
     targets: [
@@ -37,7 +38,9 @@ let package = Package(
         .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON"]),
         // HTTPServer: a POSIX-socket HTTP/1.1 server with SSE streaming, used by `loom serve`.
         .target(name: "HTTPServer", dependencies: ["LoomJSON"]),
-        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletions"]),
+        // ChatCompletionsServer: any LanguageModel served as OpenAI-compatible Chat Completions (`loom serve`).
+        .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON"]),
+        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletions", "ChatCompletionsServer"]),
 
         .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
@@ -46,8 +49,9 @@ let package = Package(
         .testTarget(name: "ProviderTests", dependencies: ["Provider"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON"]),
         // Suites that run real models end to end (the default model and ../shared models).
-        .testTarget(name: "EndToEndTests", dependencies: ["Engine", "Grammar", "Provider"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
