@@ -14,6 +14,10 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidConfiguration(String)
     /// The thread pool could not be started.
     case threadPoolUnavailable
+    /// A prompt longer than the context window, refused before any compute.
+    case contextLimitExceeded(contextSize: Int, tokenCount: Int)
+    /// The caller's `CancellationFlag` was raised; work stopped at the next micro-batch or token.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -24,6 +28,9 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cacheMismatch(let why): return "KV cache does not fit this transformer: \(why)"
         case .invalidConfiguration(let why): return "invalid configuration: \(why)"
         case .threadPoolUnavailable: return "could not start the thread pool"
+        case .contextLimitExceeded(let size, let count):
+            return "prompt of \(count) tokens does not fit the context window of \(size) tokens"
+        case .cancelled: return "cancelled"
         }
     }
 }
