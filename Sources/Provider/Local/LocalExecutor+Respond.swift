@@ -96,7 +96,7 @@ extension LocalLanguageModel.Executor {
             default: return LocalLanguageModelError.internalFailure(e.description)
             }
         case let e as BudgetTooSmall:
-            return LocalLanguageModelError.schemaCannotFitBudget(schemaName: schema?.name, minimumTokens: e.minimumTokens, budget: budget)
+            return LocalLanguageModelError.schemaCannotFitBudget(schemaName: schema.flatMap { $0.name.isEmpty ? nil : $0.name }, minimumTokens: e.minimumTokens, budget: budget)
         default:
             return error
         }
