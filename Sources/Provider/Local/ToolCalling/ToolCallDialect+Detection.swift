@@ -85,7 +85,7 @@ struct TemplateProbe {
             rendersToolCalls = true
             // The assistant part: what follows the shared prefix with the prompt-only rendering.
             let common = zip(before.unicodeScalars, withCall.unicodeScalars).prefix { $0 == $1 }.count
-            toolCallText = String(String.UnicodeScalarView(withCall.unicodeScalars.dropFirst(max(0, common - 1))))
+            toolCallText = String(String.UnicodeScalarView(withCall.unicodeScalars.dropFirst(common)))
         } else {
             rendersToolCalls = false
             toolCallText = nil
