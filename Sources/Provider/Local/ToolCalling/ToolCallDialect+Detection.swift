@@ -28,7 +28,9 @@ extension ToolCallDialect {
         if probe.rendersTools && probe.rendersToolCalls {
             if source.contains("<tool_call>") {
                 family = .hermes
-            } else if source.contains("[TOOL_CALLS]"), probe.toolCallText?.contains("[TOOL_CALLS][") == true {
+            } else if source.contains("[TOOL_CALLS]"), let written = probe.toolCallText, written.contains("[TOOL_CALLS]"),
+                      !written.contains("[ARGS]"), !written.contains("[CALL_ID]") {
+                // `[TOOL_CALLS][{…}]` (Nemo, 7B v0.3); newer models write `[TOOL_CALLS]name[ARGS]{…}`, not handled.
                 family = .mistral
             } else if source.contains("<|start_header_id|>"), probe.toolCallText?.contains("\"parameters\": ") == true {
                 family = .llama3
