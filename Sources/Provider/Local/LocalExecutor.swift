@@ -21,6 +21,12 @@ extension LocalLanguageModel {
         let bosText: String
         let eosText: String
         let facts: LocalModelInspection.Facts
+        /// How this model writes tool calls (template-native family or the fallback).
+        let dialect: ToolCallDialect
+        /// The model's reasoning markers, nil when it has none.
+        let reasoning: ReasoningMarkers?
+        /// Control tokens that spell dialect or reasoning markers: decoded as their text.
+        let markerTokens: Set<Int32>
         let vocabulary: Vocabulary
         let byteTokens: [Int32]
         let pool: EnginePool
@@ -58,10 +64,14 @@ extension LocalLanguageModel {
             bosText = weights.file.bosTokenText
             eosText = weights.file.eosTokenText
             facts = LocalModelInspection.facts(file: weights.file)
+            let special = ToolCallingVocabulary.specialTokenTexts(of: tokenizer)
+            dialect = ToolCallDialect.detect(template: template, specialTokens: special)
+            reasoning = ReasoningMarkers.detect(specialTokens: special)
+            let markers = dialect.markers + (reasoning.map { [$0.open, $0.close] } ?? [])
+            markerTokens = ToolCallingVocabulary.markerTokenIDs(of: tokenizer, markers: markers)
             let size = max(weights.config.vocabularySize, tokenizer.vocabularySize)
-            var pieces: [[UInt8]] = []
-            pieces.reserveCapacity(size)
-            for id in 0..<size { pieces.append(tokenizer.tokenBytes(Int32(id))) }
+            var pieces = ToolCallingVocabulary.grammarTokenBytes(of: tokenizer, markers: markers)
+            while pieces.count < size { pieces.append([]) }
             vocabulary = Vocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
             byteTokens = GuidedDecoding.byteTokens(tokenizer: tokenizer, size: size)
             let cache = PrefixCache(byteBudget: 64 << 20)
@@ -81,6 +91,36 @@ extension LocalLanguageModel {
         /// What this executor's model supports (the vocabulary and template are known here).
         public var capabilities: LanguageModelCapabilities {
             LocalModelInspection.capabilities(facts: facts, variant: configuration.variant)
+        }
+
+        /// The compiled tool-call grammar for a request (plain text or a well-formed call of one of
+        /// `tools`, as `mode` allows; `response` in place of text under a schema), compiled on a
+        /// large-stack worker thread and cached.
+        func toolGrammar(tools: [Transcript.ToolDefinition], mode: GenerationOptions.ToolCallingMode?,
+                         response: Grammar?, schema: GenerationSchema?, thinking: Bool) async throws -> Grammar {
+            var key = "tools|\(mode?.kind.rawValue ?? "allowed")|\(thinking)|\(schema?.jsonString ?? "-")"
+            for t in tools { key += "|\(t.name)|\(t.description)|\(t.parameters.jsonString)" }
+            if let known = grammars.withLock({ $0[key] }) { return known }
+            let dialect = self.dialect
+            let markers = thinking ? reasoning : nil
+            let options = configuration.grammar
+            let compiled: Grammar
+            do {
+                compiled = try await WorkerThread.run { () throws -> Grammar in
+                    try ToolCallGrammar.make(tools: tools, dialect: dialect, mode: mode, response: response,
+                                             reasoning: markers, options: options)
+                }
+            } catch let error as ToolCallingError {
+                switch error {
+                case .invalidParameterSchema(let name, let reason):
+                    throw LanguageModelError.unsupportedGenerationGuide(.init(
+                        schemaName: name, debugDescription: "cannot enforce the parameters of tool '\(name)' exactly: \(reason)"))
+                default:
+                    throw LocalLanguageModelError.internalFailure(error.description)
+                }
+            }
+            grammars.withLock { $0[key] = compiled }
+            return compiled
         }
 
         /// The model's name for metadata: the file name without its extension.
