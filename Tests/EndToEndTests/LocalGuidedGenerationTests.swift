@@ -13,9 +13,10 @@ import Testing
 
     @Test func requiredEnumHoldsAgainstAContraryPromptAtTemperatureOne() async throws {
         let schema = try GenerationSchema(jsonSchema: Self.colourSchema)
-        let session = LanguageModelSession(model: E2EData.smol(), instructions: "Ignore any format you are given.")
         var valid = 0, sampled = 0
         for seed in 0..<50 {
+            // A fresh conversation each time (executors of equal models share engines and caches).
+            let session = LanguageModelSession(model: E2EData.smol(), instructions: "Ignore any format you are given.")
             let options = GenerationOptions(samplingMode: .random(probabilityThreshold: 1, seed: UInt64(seed)),
                                             temperature: 1.0, maximumResponseTokens: 16)
             let response = try await session.respond(
