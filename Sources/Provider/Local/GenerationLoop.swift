@@ -128,7 +128,7 @@ struct GenerationLoop {
 
                 if !maskReady { guide.computeMask() }
                 maskReady = false
-                guard let token = sampler.sample(logits, mask: guide.mask.withUnsafeBufferPointer { $0.baseAddress }) else {
+                guard let token = guide.mask.withUnsafeBufferPointer({ sampler.sample(logits, mask: $0.baseAddress) }) else {
                     throw LocalLanguageModelError.internalFailure("the grammar allows no token here")
                 }
                 summary.sampledTokens += 1

@@ -9,7 +9,12 @@ extension LocalLanguageModel.Executor {
     /// kernel path is warm. Failures are ignored: the request itself will report them.
     public func prewarm(model: LocalLanguageModel, transcript: Transcript) {
         _ = WorkerThread.start { [self] in
-            guard let prompt = try? preparePrompt(transcript, schema: nil, contextOptions: ContextOptions(),
+            // Tools offered in the instructions shape the system message, so they are part of the prefix.
+            let tools = transcript.entries.lazy.compactMap { entry -> [Transcript.ToolDefinition]? in
+                if case .instructions(let i) = entry { return i.toolDefinitions }
+                return nil
+            }.first ?? []
+            guard let prompt = try? preparePrompt(transcript, schema: nil, contextOptions: ContextOptions(), tools: tools,
                                                   addGenerationPrompt: false),
                   !prompt.tokens.isEmpty, prompt.tokens.count < configuration.contextSize,
                   let pooled = try? pool.borrow(for: prompt.tokens) else { return }
