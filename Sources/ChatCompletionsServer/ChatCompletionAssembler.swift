@@ -257,6 +257,14 @@ public struct ChatCompletionAssembler: Sendable {
         public var completionTokens: Int
         /// Of those, reasoning tokens.
         public var reasoningTokens: Int
+
+        /// Builds counts.
+        public init(promptTokens: Int, cachedTokens: Int, completionTokens: Int, reasoningTokens: Int) {
+            self.promptTokens = promptTokens
+            self.cachedTokens = cachedTokens
+            self.completionTokens = completionTokens
+            self.reasoningTokens = reasoningTokens
+        }
     }
 
     /// The usage: the executor's report, else the per-delta credits.

@@ -56,7 +56,7 @@ enum ServeCommand: LoomCommand {
         let args = try Arguments(
             arguments, flags: ["quiet"],
             options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout",
-                      "engine", "threads", "context", "ctx"],
+                      "engine", "threads", "context"],
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
 
