@@ -199,10 +199,19 @@ public struct ChatCompletionAssembler: Sendable {
         reportedOutput = merged
     }
 
-    /// Executors may state why they stopped in entry metadata (`finishReason`/`finish_reason`).
+    /// Executors may state why they stopped in entry metadata: OpenAI's words under
+    /// `finishReason`/`finish_reason`, or LocalLanguageModel's `stopReason`
+    /// (`maximumTokens` is a length stop; end of generation, a stop sequence or a completed
+    /// grammar are natural stops).
     private mutating func noteFinishReason(_ metadata: LanguageModelExecutorGenerationChannel.Metadata) {
         for key in ["finishReason", "finish_reason", "stopReason"] {
-            if let value = metadata[key] as? String { reportedFinishReason = value }
+            guard let value = metadata[key] as? String else { continue }
+            switch value {
+            case "stop", "length", "content_filter": reportedFinishReason = value
+            case "maximumTokens": reportedFinishReason = "length"
+            case "endOfGeneration", "stopSequence", "grammarComplete": reportedFinishReason = "stop"
+            default: break
+            }
         }
     }
 
@@ -276,12 +285,11 @@ public struct ChatCompletionAssembler: Sendable {
     }
 
     /// `tool_calls` when the model called tools; else the executor's stated reason; else
-    /// `length` when the output reached `maximumResponseTokens`; else `stop`.
+    /// `length` when the output reached `maximumResponseTokens` (an inference for executors that
+    /// do not say); else `stop`.
     public func finishReason(maximumResponseTokens: Int?) -> String {
         if !calls.isEmpty { return "tool_calls" }
-        if let reportedFinishReason, ["stop", "length", "content_filter"].contains(reportedFinishReason) {
-            return reportedFinishReason
-        }
+        if let reportedFinishReason { return reportedFinishReason }
         if let limit = maximumResponseTokens, usage.completionTokens >= limit { return "length" }
         return "stop"
     }

@@ -57,6 +57,13 @@ import Testing
         #expect(a.finishReason(maximumResponseTokens: 3) == "length")
         _ = a.apply(.response(entryID: "r", action: .updateMetadata(["finishReason": "length"])))
         #expect(a.finishReason(maximumResponseTokens: nil) == "length")
+        // LocalLanguageModel's own stop reasons.
+        _ = a.apply(.response(entryID: "r", action: .updateMetadata(["stopReason": "endOfGeneration"])))
+        #expect(a.finishReason(maximumResponseTokens: 3) == "stop")
+        _ = a.apply(.response(entryID: "r", action: .updateMetadata(["stopReason": "maximumTokens"])))
+        #expect(a.finishReason(maximumResponseTokens: nil) == "length")
+        _ = a.apply(.response(entryID: "r", action: .updateMetadata(["stopReason": "grammarComplete"])))
+        #expect(a.finishReason(maximumResponseTokens: nil) == "stop")
         _ = a.apply(.toolCalls(entryID: "t", action: .toolCall(id: "c", name: "f", action: .appendArguments("{}", tokenCount: 1))))
         #expect(a.finishReason(maximumResponseTokens: nil) == "tool_calls")
     }
