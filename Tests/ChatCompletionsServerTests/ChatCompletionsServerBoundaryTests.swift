@@ -243,6 +243,41 @@ import Testing
         #expect(TestGates.shared.isOpen("\(tag).cancelled"))
         await served.stop()
     }
+
+    @Test func requestTimeoutAnswers504AndCancelsGeneration() async throws {
+        let tag = UUID().uuidString
+        let served = try await ServedModel.start(ScriptedLanguageModel(tag: tag, script: [.waitForCancellation])) {
+            $0.requestTimeout = .milliseconds(100)
+        }
+        let response = try await served.chat(chatBody())
+        #expect(response.status == 504)
+        #expect(response.errorCode == "timeout")
+        await TestGates.shared.wait("\(tag).cancelled")
+        #expect(TestGates.shared.isOpen("\(tag).cancelled"))
+        await served.stop()
+    }
+
+    @Test func oneKeepAliveConnectionCarriesStreamedAndPlainRequests() async throws {
+        let served = try await ServedModel.start(script: [.text("same")])
+        let client = try served.client()
+        try await client.send("POST", "/v1/chat/completions", json: chatBody("x", [("stream", true)]))
+        #expect(try await client.readHead().status == 200)
+        #expect(try await client.remainingEvents().last == "[DONE]")
+        let plain = try await client.exchange("POST", "/v1/chat/completions", json: chatBody())
+        #expect(plain.json?["choices"]?[0]?["message"]?["content"] == "same")
+        #expect(try await client.exchange("GET", "/v1/models").status == 200)
+        await served.stop()
+    }
+
+    @Test func aClientRequestIDTracesThroughToTheExecutor() async throws {
+        let served = try await ServedModel.start(script: [.text("ok")])
+        let id = UUID()
+        let response = try await served.chat(chatBody(), headers: [("X-Request-ID", id.uuidString)])
+        #expect(response.header("X-Request-ID") == id.uuidString)
+        #expect(served.requests.first?.id == id)
+        #expect(response.json?["id"] == .string("chatcmpl-" + id.uuidString.replacingOccurrences(of: "-", with: "").lowercased()))
+        await served.stop()
+    }
 }
 
 extension JSONValue {
