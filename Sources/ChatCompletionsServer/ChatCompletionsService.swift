@@ -28,8 +28,10 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     /// The served model.
     public let model: Model
     /// The id clients put in `model` (and `GET /v1/models` lists). Requests naming another
-    /// model get 404 `model_not_found`, as from OpenAI.
+    /// model (neither this id nor one of `aliases`) get 404 `model_not_found`, as from OpenAI.
     public let modelID: String
+    /// Other names accepted in `model` (for example the model's file name), never listed.
+    public let aliases: Set<String>
     /// `owned_by` in the model list.
     public let ownedBy: String
     /// Unix seconds when the service was created (the model's `created`).
@@ -45,9 +47,10 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     private let state = Mutex<LoadState>(.idle)
 
     /// A service for `model`; nothing is loaded until `load()`.
-    public init(model: Model, modelID: String, ownedBy: String = "loom") {
+    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom") {
         self.model = model
         self.modelID = modelID
+        self.aliases = aliases
         self.ownedBy = ownedBy
         created = Int(Date().timeIntervalSince1970)
     }
@@ -149,7 +152,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         let request: ChatCompletionsRequest
         do throws(ChatCompletionsServiceError) {
             request = try ChatCompletionsRequest(body: http.body)
-            guard request.model == modelID else {
+            guard request.model == modelID || aliases.contains(request.model) else {
                 throw ChatCompletionsServiceError(
                     status: 404, message: "The model '\(request.model)' does not exist; this server serves '\(modelID)'.",
                     type: "invalid_request_error", code: "model_not_found", param: "model")

@@ -24,7 +24,8 @@ enum ServeCommand: LoomCommand {
           --host ADDR        address to bind (default 127.0.0.1: this machine only)
           --port N           port to bind (default 8080; 0 picks a free port)
           --api-key KEY      require 'Authorization: Bearer KEY' (default: $LOOM_API_KEY, else none)
-          --alias NAME       the model id clients send (default: the file name without .gguf)
+          --alias NAME       the model id clients send (default: the file name without .gguf;
+                             the file name itself is accepted as well)
           --parallel N       generations running at once (default 1)
           --queue N          requests waiting for a slot before 429 (default 8)
           --max-body BYTES   largest request body (default 8388608) → 413
@@ -95,7 +96,8 @@ enum ServeCommand: LoomCommand {
         guard !alias.isEmpty else { throw UsageError("--alias must not be empty") }
 
         let model = try makeModel(settings)
-        try await serve(model, modelID: alias, configuration: configuration, quiet: args.has("quiet"))
+        try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
+                        configuration: configuration, quiet: args.has("quiet"))
     }
 
     /// The only LocalLanguageModel-specific code: the model behind the server.
@@ -118,9 +120,11 @@ enum ServeCommand: LoomCommand {
         return file.hasSuffix(".gguf") ? String(file.dropLast(5)) : file
     }
 
-    private static func serve<Model: LanguageModel>(_ model: Model, modelID: String, configuration: HTTPServerConfiguration,
-                                                    quiet: Bool) async throws {
-        let service = ChatCompletionsService(model: model, modelID: modelID)
+    private static func serve<Model: LanguageModel>(_ model: Model, modelID: String, fileName: String,
+                                                    configuration: HTTPServerConfiguration, quiet: Bool) async throws {
+        // The file name is accepted too, so clients configured with it (as for llama.cpp's
+        // server) work unchanged; only the id is listed.
+        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName])
         let signals = try SignalWaiter()
         var log: (@Sendable (HTTPAccessRecord) -> Void)?
         if !quiet { log = { @Sendable record in ServeCommand.logLine(record) } }

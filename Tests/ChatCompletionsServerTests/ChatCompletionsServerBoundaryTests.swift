@@ -59,6 +59,22 @@ import Testing
         await served.stop()
     }
 
+    @Test func aliasesAreAcceptedButNotListed() async throws {
+        let model = ScriptedLanguageModel(script: [.text("ok")])
+        let service = ChatCompletionsService(model: model, modelID: "served", aliases: ["served.gguf"])
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), router: service.router)
+        try server.start()
+        try await service.load()
+        let client = try LoopbackClient(port: server.port)
+        for name in ["served", "served.gguf"] {
+            let body: JSONValue = ["model": .string(name), "messages": [["role": "user", "content": "x"]]]
+            #expect(try await client.exchange("POST", "/v1/chat/completions", json: body).status == 200)
+        }
+        let list = try await client.exchange("GET", "/v1/models")
+        #expect(list.json?["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["served"])
+        await server.stop()
+    }
+
     @Test func unknownModelIs404() async throws {
         let served = try await ServedModel.start(script: [.text("ok")])
         var body = chatBody()
