@@ -63,7 +63,8 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     /// Builds the model's executor — for a local model, loading its weights — on a thread of its
     /// own (never the cooperative pool), then prewarms it with `transcript`. Until this returns,
     /// generation requests and `/health` answer 503; if it throws, they keep answering 503 with
-    /// the load error. Calling it again after success does nothing.
+    /// the load error (a later call retries). While a load is in progress, or after one
+    /// succeeded, further calls return at once.
     public func load(prewarming transcript: Transcript = Transcript()) async throws {
         let proceed = state.withLock { s -> Bool in
             switch s {

@@ -289,6 +289,15 @@ import Testing
         #expect(response.status == 200)
         #expect(response.json?["choices"]?[0]?["message"]?["refusal"] == "I can't help with that.")
         #expect(response.json?["choices"]?[0]?["message"]?["content"]?.isNull == true)
+        // Streamed, the refusal is a `refusal` delta followed by a normal end.
+        let client = try served.client()
+        try await client.send("POST", "/v1/chat/completions", json: chatBody("q", [("stream", true)]))
+        #expect(try await client.readHead().status == 200)
+        let events = try await client.remainingEvents()
+        #expect(events.last == "[DONE]")
+        let chunks = try events.dropLast().map { try JSONValue(parsing: $0)["choices"]?[0] }
+        #expect(chunks.contains { $0?["delta"]?["refusal"] == "I can't help with that." })
+        #expect(chunks.last??["finish_reason"] == "stop")
         await served.stop()
     }
 }
