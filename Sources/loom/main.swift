@@ -16,6 +16,7 @@ enum LoomCommands {
         GrammarCommand.self,
         BenchCommand.self,
         RunCommand.self,
+        ServeCommand.self,
     ]
 }
 
