@@ -123,7 +123,10 @@ struct GenerationLoop {
                         continue
                     }
                     guide.matcher.rollback(ids.count)
-                    return try close(guide, remaining: remaining, &summary, record: record, finish: finish)
+                    let plan = try closingPlan(guide, remaining: remaining)
+                    summary.forcedTokens += plan.count
+                    if !plan.isEmpty { _ = record(plan) }
+                    return finish(.grammarComplete)
                 }
 
                 if !maskReady { guide.computeMask() }
@@ -147,7 +150,10 @@ struct GenerationLoop {
                     // shortest completion from before it instead.
                     guide.matcher.rollback(1)
                     summary.budgetSteers += 1
-                    return try close(guide, remaining: remaining, &summary, record: record, finish: finish)
+                    let plan = try closingPlan(guide, remaining: remaining)
+                    summary.forcedTokens += plan.count
+                    if !plan.isEmpty { _ = record(plan) }
+                    return finish(.grammarComplete)
                 }
                 sampler.accept(token)
                 if record([token]) { return finish(.stopSequence) }
@@ -184,16 +190,12 @@ struct GenerationLoop {
         return plan.count <= remaining
     }
 
-    /// Writes the shortest completion and ends.
-    private func close(_ guide: GuidedDecoding, remaining: Int, _ summary: inout GenerationSummary,
-                       record: ([Int32]) -> Bool,
-                       finish: (GenerationSummary.Stop) -> GenerationSummary) throws -> GenerationSummary {
+    /// The shortest completion, accepted into the matcher (the caller writes it and ends).
+    private func closingPlan(_ guide: GuidedDecoding, remaining: Int) throws -> [Int32] {
         guard let plan = guide.completionPlan(), plan.count <= remaining, guide.accept(plan) else {
             throw LocalLanguageModelError.internalFailure("no completion of the structured output fits the remaining \(remaining) tokens")
         }
-        summary.forcedTokens += plan.count
-        if !plan.isEmpty { _ = record(plan) }
-        return finish(.grammarComplete)
+        return plan
     }
 }
 
