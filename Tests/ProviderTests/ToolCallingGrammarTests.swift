@@ -208,3 +208,49 @@ struct ToolCallingReplay: Sendable {
                                                          arguments: GeneratedContent(jsonValue: ["query": "weather in Paris, 日本", "limit": 10])))])
     }
 }
+
+@Suite struct ToolCallingModelSupportTests {
+    let r = ToolCallingReplay.small
+    let tools = ToolCallingFixtures.tools
+
+    @Test func smolLM2Support() throws {
+        let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
+        let support = ModelToolSupport(template: try file.chatTemplate(), tokenizer: try Tokenizer(gguf: file))
+        #expect(support.dialect == .fallback)
+        #expect(!support.supportsReasoning)
+        #expect(!support.supportsUnconstrainedToolCalls)
+        #expect(support.markerTokenIDs.isEmpty)
+        #expect(try support.grammar(tools: [], mode: nil, response: nil, thinking: false) == nil)
+        #expect(try support.grammar(tools: tools, mode: .disallowed, response: nil, thinking: false) == nil)
+        #expect(try support.grammar(tools: tools, mode: nil, response: nil, thinking: false) != nil)
+        #expect(throws: ToolCallingError.noToolsForRequiredCall) {
+            try support.grammar(tools: [], mode: .required, response: nil, thinking: false)
+        }
+    }
+
+    @Test func promptThatOpenedReasoningMustCloseIt() throws {
+        let support = ModelToolSupport(dialect: .hermes, reasoningMarkers: .think, templateSource: nil)
+        let prompt = "<|im_start|>assistant\n<think>\n"
+        let g = try #require(try support.grammar(tools: tools, mode: .required, response: nil, thinking: true, renderedPrompt: prompt))
+        let call = "<tool_call>\n" + ToolCallingGrammarTests.weather + "\n</tool_call>"
+        #expect(r.accepts(g, "I need the weather.</think>\n\n" + call))
+        #expect(!r.accepts(g, call))
+        #expect(!r.accepts(g, "<think>again</think>" + call))
+        var parser = support.makeParser(toolsEnabled: true, hasResponseSchema: false, thinking: true, renderedPrompt: prompt)
+        var events = try parser.consume("I need the weather.</think>\n\n" + call)
+        events += try parser.finish()
+        #expect(events.count == 2)
+        #expect(events.first == .reasoning("I need the weather."))
+    }
+
+    @Test func thinkingOffMeansMarkersAreText() throws {
+        let support = ModelToolSupport(dialect: .hermes, reasoningMarkers: .think, templateSource: nil)
+        var parser = support.makeParser(toolsEnabled: false, hasResponseSchema: false, thinking: false, renderedPrompt: "")
+        #expect(try parser.consume("<think>x</think>") + parser.finish() == [.text("<think>x</think>")])
+        let response = try Grammar(jsonSchema: #"{"type":"integer"}"#)
+        let g = try #require(try support.grammar(tools: [], mode: nil, response: response, thinking: true))
+        #expect(r.accepts(g, "<think>hmm</think>42"))
+        #expect(r.accepts(g, "42"))
+        #expect(!r.accepts(g, "x"))
+    }
+}
