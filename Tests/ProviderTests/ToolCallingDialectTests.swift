@@ -103,7 +103,10 @@ enum ToolCallingFixtures {
         let template = try ToolCallingFixtures.template(name)
         let dialect = ToolCallDialect.detect(template: template)
         let probe = TemplateProbe(template)
-        let written = try #require(probe.toolCallText)
+        let full = try #require(probe.toolCallText)
+        // From the opener on (the turn starts with the template's assistant header).
+        let opener = dialect.family == .llama3 ? "{\"name\"" : dialect.callOpener
+        let written = String(full[try #require(full.range(of: opener)).lowerBound...])
         var parser = ToolCallStreamParser(dialect: dialect, makeCallID: { "generated\($0)" })
         var events = try parser.consume(written)
         events += try parser.finish()
@@ -216,5 +219,26 @@ enum ToolCallingFixtures {
         #expect(ReasoningMarkers.think.promptOpensReasoning(prompt) == prompt.hasSuffix("<think>\n"))
         #expect(ReasoningMarkers.think.promptOpensReasoning("x<think>\n"))
         #expect(!ReasoningMarkers.think.promptOpensReasoning("x<think>a</think>\n"))
+    }
+}
+
+@Suite struct ToolCallingTemplateSweepTests {
+    static let names: [String] = {
+        let dir = ToolCallingFixtures.sharedRoot.appendingPathComponent("chat-templates/templates")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".jinja") }.sorted()
+    }()
+
+    @Test func suiteIsPresent() {
+        #expect(Self.names.count >= 45)
+    }
+
+    /// Every template of the suite gets a dialect, and whenever it is a native one, the parser
+    /// reads the template's own rendering of a call.
+    @Test(arguments: names) func nativeDialectsParseTheirOwnCalls(name: String) throws {
+        let template = try ToolCallingFixtures.template(name)
+        let dialect = ToolCallDialect.detect(template: template)
+        guard dialect.family != .fallback else { return }
+        let written = try #require(TemplateProbe(template).toolCallText)
+        #expect(TemplateProbe.parsesProbeCall(written, as: dialect.family), "\(name) as \(dialect): \(written)")
     }
 }
