@@ -94,6 +94,18 @@ enum ToolCallingFixtures {
         #expect(msg["content"]?.stringValue == "<tool_response>\n18C\n</tool_response>")
     }
 
+    @Test func templateWithoutSystemRoleGetsToolsInTheFirstUserMessage() throws {
+        let t = try ChatTemplate(source: """
+            {% for m in messages %}{% if m.role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}<{{ m.role }}>{{ m.content }}\n{% endfor %}
+            """)
+        let d = ToolCallDialect.detect(template: t)
+        #expect(d.family == .fallback && !d.hasSystemRole)
+        let messages = d.injectingTools(ToolCallingFixtures.tools, into: [["role": "user", "content": "Hi"]])
+        let text = try t.render(messages: messages, addGenerationPrompt: true, bosToken: "", eosToken: "")
+        #expect(text.hasPrefix("<user>You can call tools."))
+        #expect(text.hasSuffix("\n\nHi\n"))
+    }
+
     /// What each template writes for an assistant call is exactly what the parser reads back.
     @Test(arguments: [
         "Qwen-Qwen2.5-7B-Instruct.jinja", "Qwen-Qwen3-0.6B.jinja", "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja",

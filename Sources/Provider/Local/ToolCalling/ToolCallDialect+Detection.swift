@@ -51,7 +51,8 @@ extension ToolCallDialect {
             }
         }
         guard let family else {
-            return ToolCallDialect(family: .fallback, rendersToolsNatively: false, rendersToolCallsNatively: false, toolOutputRole: toolRole)
+            return ToolCallDialect(family: .fallback, rendersToolsNatively: false, rendersToolCallsNatively: false, toolOutputRole: toolRole,
+                                   hasSystemRole: probe.rendersSystemRole)
         }
         return ToolCallDialect(family: family, rendersToolsNatively: true, rendersToolCallsNatively: true,
                                toolOutputRole: probe.rendersToolRole ? .tool : .user)
@@ -72,6 +73,8 @@ struct TemplateProbe {
     let rendersToolRole: Bool
     /// The rendered assistant call (the template's own call syntax), when it rendered.
     let toolCallText: String?
+    /// A system message renders (some templates, like Gemma's, raise on one).
+    let rendersSystemRole: Bool
 
     init(_ template: ChatTemplate) {
         let tool: JSONValue = ["type": "function", "function": [
@@ -102,6 +105,9 @@ struct TemplateProbe {
         let withOutput = TemplateProbe.render(template, [user, call, output], tools: [tool], generationPrompt: true)
             ?? TemplateProbe.render(template, [user, ["role": "assistant", "content": "Calling."], output], tools: nil, generationPrompt: true)
         rendersToolRole = withOutput?.contains(TemplateProbe.outputText) == true
+        let system: JSONValue = ["role": "system", "content": .string(TemplateProbe.outputText)]
+        rendersSystemRole = TemplateProbe.render(template, [system, user], tools: nil, generationPrompt: true)?
+            .contains(TemplateProbe.outputText) == true
     }
 
     /// Whether `written` (a template's rendering of the probe call turn) holds, from the first

@@ -46,13 +46,18 @@ public struct ToolCallDialect: Sendable, Hashable, CustomStringConvertible {
     public var rendersToolCallsNatively: Bool
     /// How tool outputs are fed back.
     public var toolOutputRole: ToolOutputRole
+    /// Whether the template accepts a system message (false, e.g. Gemma: the fallback's tool
+    /// description then opens the first user message).
+    public var hasSystemRole: Bool
 
     /// Builds a dialect from its parts.
-    public init(family: Family, rendersToolsNatively: Bool, rendersToolCallsNatively: Bool, toolOutputRole: ToolOutputRole) {
+    public init(family: Family, rendersToolsNatively: Bool, rendersToolCallsNatively: Bool, toolOutputRole: ToolOutputRole,
+                hasSystemRole: Bool = true) {
         self.family = family
         self.rendersToolsNatively = rendersToolsNatively
         self.rendersToolCallsNatively = rendersToolCallsNatively
         self.toolOutputRole = toolOutputRole
+        self.hasSystemRole = hasSystemRole
     }
 
     /// Qwen/Hermes with a template that renders tools, calls and tool messages.
