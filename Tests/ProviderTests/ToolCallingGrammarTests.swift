@@ -205,8 +205,13 @@ struct ToolCallingReplay: Sendable {
         var events: [ToolCallStreamEvent] = []
         for id in tokenizer.encode(call) { events += try parser.consume(bytes: vocab.bytes(of: Int(id))) }
         events += try parser.finish()
-        #expect(events == [.toolCall(Transcript.ToolCall(id: "c0", toolName: "search",
-                                                         arguments: GeneratedContent(jsonValue: ["query": "weather in Paris, 日本", "limit": 10])))])
+        let arguments = #"{"query":"weather in Paris, 日本","limit":10}"#
+        #expect(events.first == .toolCallStarted(id: "c0", name: "search"))
+        let deltas = events.compactMap { if case .toolCallArguments("c0", let d) = $0 { return d } else { return nil } }
+        #expect(deltas.joined() == arguments)
+        #expect(deltas.count > 1)
+        #expect(events.last == .toolCall(Transcript.ToolCall(id: "c0", toolName: "search",
+                                                             arguments: GeneratedContent(jsonValue: try JSONValue(parsing: arguments)))))
     }
 }
 
@@ -240,8 +245,8 @@ struct ToolCallingReplay: Sendable {
         var parser = support.makeParser(toolsEnabled: true, hasResponseSchema: false, thinking: true, renderedPrompt: prompt)
         var events = try parser.consume("I need the weather.</think>\n\n" + call)
         events += try parser.finish()
-        #expect(events.count == 2)
         #expect(events.first == .reasoning("I need the weather."))
+        #expect(events.filter { if case .toolCall = $0 { return true } else { return false } }.count == 1)
     }
 
     @Test func thinkingOffMeansMarkersAreText() throws {

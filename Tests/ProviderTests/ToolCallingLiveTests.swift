@@ -41,8 +41,10 @@ import LoomJSON
         }
         events += try parser.finish()
         #expect(matcher.isTerminated)
-        #expect(events.count == 1)
-        guard case .toolCall(let call)? = events.first else { Issue.record("no call: \(events)"); return }
+        let calls = events.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }
+        #expect(calls.count == 1)
+        #expect(!events.contains { if case .text = $0 { return true } else { return false } })
+        guard let call = calls.first else { Issue.record("no call: \(events)"); return }
         #expect(call.toolName == "getWeather")
         #expect(call.arguments.jsonValue["city"]?.stringValue?.isEmpty == false)
     }
