@@ -59,7 +59,7 @@ public enum ToolCallGrammar {
         } catch let error as ToolCallingError {
             throw error
         } catch {
-            throw ToolCallingError.invalidParameterSchema(toolName: "", reason: "\(error)")
+            throw ToolCallingError.grammarComposition(reason: "\(error)")
         }
     }
 
