@@ -201,7 +201,7 @@ struct ToolCallingReplay: Sendable {
         #expect(!real.accepts(disallowed, call))
         #expect(!real.accepts(allowed, #"<tool_call>{"name": "search", "arguments": {"query":"x","limit":0}}</tool_call>"#))
 
-        var parser = ToolCallStreamParser(dialect: dialect, makeCallID: { "c\($0)" })
+        var parser = ToolCallStreamParser(dialect: dialect, streamsArguments: true, makeCallID: { "c\($0)" })
         var events: [ToolCallStreamEvent] = []
         for id in tokenizer.encode(call) { events += try parser.consume(bytes: vocab.bytes(of: Int(id))) }
         events += try parser.finish()

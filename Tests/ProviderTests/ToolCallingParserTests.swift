@@ -51,7 +51,7 @@ import LoomJSON
     static func parser(_ d: ToolCallDialect?, reasoning: ReasoningMarkers? = nil, startsInReasoning: Bool = false,
                        onlyAtStart: Bool? = nil) -> () -> ToolCallStreamParser {
         { ToolCallStreamParser(dialect: d, reasoning: reasoning, startsInReasoning: startsInReasoning,
-                               callsOnlyAtStart: onlyAtStart, makeCallID: { "id\($0)" }) }
+                               callsOnlyAtStart: onlyAtStart, streamsArguments: true, makeCallID: { "id\($0)" }) }
     }
 
     @Test func fallbackCallAfterText() throws {
@@ -174,7 +174,7 @@ import LoomJSON
     }
 
     @Test func defaultCallIDsAreNineAlphanumerics() throws {
-        var p = ToolCallStreamParser(dialect: .fallback)
+        var p = ToolCallStreamParser(dialect: .fallback, streamsArguments: true)
         let events = try p.consume(#"<tool_call>{"name": "a", "arguments": {}}</tool_call>"#)
         guard case .toolCallStarted(let started, "a")? = events.first,
               case .toolCall(let c)? = events.last else { Issue.record("no call"); return }
@@ -186,7 +186,7 @@ import LoomJSON
 
 extension ToolCallingParserTests {
     @Test func argumentDeltasKeepCharactersWhole() throws {
-        var p = ToolCallStreamParser(dialect: .fallback, makeCallID: { "id\($0)" })
+        var p = ToolCallStreamParser(dialect: .fallback, streamsArguments: true, makeCallID: { "id\($0)" })
         var events = try p.consume(#"<tool_call>{"name": "a", "arguments": {"q": ""#)
         #expect(events == [.toolCallStarted(id: "id0", name: "a"), .toolCallArguments(id: "id0", delta: #"{"q": ""#)])
         let e = Array("é".utf8)
@@ -194,5 +194,13 @@ extension ToolCallingParserTests {
         #expect(events == [])
         events = try p.consume(bytes: [e[1]] + Array(#""}}</tool_call>"#.utf8))
         #expect(events == [.toolCallArguments(id: "id0", delta: #"é"}"#), Self.call("a", ["q": "é"])])
+    }
+}
+
+extension ToolCallingParserTests {
+    @Test func withoutStreamingCallsArriveWhole() throws {
+        let make = { ToolCallStreamParser(dialect: .fallback, makeCallID: { "id\($0)" }) }
+        let out = try Self.parseAllChunkings(#"Hi <tool_call>{"name": "a", "arguments": {"x":1}}</tool_call>"#, make)
+        #expect(out == [.text("Hi "), Self.call("a", ["x": 1])])
     }
 }

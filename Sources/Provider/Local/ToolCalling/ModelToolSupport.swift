@@ -99,6 +99,6 @@ public struct ModelToolSupport: Sendable {
         let starts = reasoningMarkers?.promptOpensReasoning(renderedPrompt) ?? false
         return ToolCallStreamParser(dialect: toolsEnabled ? dialect : nil, reasoning: thinking || starts ? reasoningMarkers : nil,
                                     startsInReasoning: starts,
-                                    callsOnlyAtStart: hasResponseSchema ? true : nil)
+                                    callsOnlyAtStart: hasResponseSchema ? true : nil, streamsArguments: true)
     }
 }

@@ -26,8 +26,8 @@ public enum ToolCallStreamEvent: Sendable, Equatable {
 ///   text from containing it). With `callsOnlyAtStart` (whole-reply dialects, or a response schema),
 ///   an opener counts only at the start of the reply (after whitespace, or after a reasoning block);
 ///   the whitespace before it is dropped.
-/// - A call whose JSON starts `{"name": "<tool>", "arguments": {` (the order the call grammar
-///   produces) streams: `.toolCallStarted` as soon as the arguments object opens, then
+/// - With `streamsArguments`, a call whose JSON starts `{"name": "<tool>", "arguments": {` (the
+///   order the call grammar produces) streams: `.toolCallStarted` as soon as the arguments object opens, then
 ///   `.toolCallArguments` deltas, then `.toolCall` with the parsed call. Other calls (arguments
 ///   first, or as a JSON string) arrive whole as `.toolCall`.
 /// - A call is the JSON value after the opener (an object, or Mistral's array of objects) with
@@ -47,6 +47,8 @@ public struct ToolCallStreamParser: Sendable {
     public let reasoning: ReasoningMarkers?
     /// Whether a call is recognised only at the start of the reply.
     public let callsOnlyAtStart: Bool
+    /// Whether calls stream (`.toolCallStarted`, `.toolCallArguments`) before `.toolCall`.
+    public let streamsArguments: Bool
     private let makeCallID: @Sendable (Int) -> String
 
     private var buffer: [UInt8] = []
@@ -85,16 +87,19 @@ public struct ToolCallStreamParser: Sendable {
     ///   - startsInReasoning: the prompt already opened a reasoning block (`promptOpensReasoning`).
     ///   - callsOnlyAtStart: nil = the dialect's rule (`!allowsTextBeforeCalls`); pass true when a
     ///     response schema is in force, so an opener inside the JSON answer is not a call.
+    ///   - streamsArguments: announce calls and stream their arguments as they are generated
+    ///     (off: each call arrives whole as `.toolCall`).
     ///   - makeCallID: the n-th generated id (0-based), for calls that stream or where the model
     ///     wrote no id; by
     ///     default 9 random alphanumerics (the form Mistral's templates require).
     public init(dialect: ToolCallDialect?, reasoning: ReasoningMarkers? = nil, startsInReasoning: Bool = false,
-                callsOnlyAtStart: Bool? = nil,
+                callsOnlyAtStart: Bool? = nil, streamsArguments: Bool = false,
                 makeCallID: @escaping @Sendable (Int) -> String = { _ in ToolCallStreamParser.randomCallID() }) {
         self.dialect = dialect
         self.reasoning = reasoning
         self.callsOnlyAtStart = callsOnlyAtStart ?? !(dialect?.allowsTextBeforeCalls ?? true)
         self.makeCallID = makeCallID
+        self.streamsArguments = streamsArguments
         mode = startsInReasoning && reasoning != nil ? .reasoning : .text
         trimLeading = mode == .reasoning
     }
@@ -391,7 +396,7 @@ public struct ToolCallStreamParser: Sendable {
             }
             return
         }
-        guard depth == objectDepth + 1, objectStart >= 0 else { return }
+        guard streamsArguments, depth == objectDepth + 1, objectStart >= 0 else { return }
         // A nested object opens as a member value of the call object: stream it if the members so
         // far are exactly the name and then the arguments key.
         let head = Array(callText[objectStart..<(callText.count - 1)]) + Array("0}".utf8)
