@@ -69,8 +69,9 @@ struct ToolCallingReplay: Sendable {
         #expect(r.accepts(g, "Hello, the weather is fine."))
         #expect(r.accepts(g, ""))
         #expect(r.accepts(g, "Let me look.\n" + call))
-        // One call per reply in the fallback dialect.
-        #expect(!r.accepts(g, call + "\n<tool_call>" + Self.search + "</tool_call>"))
+        #expect(r.accepts(g, call + "\n<tool_call>" + Self.search + "</tool_call>"))
+        let single = try ToolCallGrammar.make(tools: tools, dialect: .fallback, maximumCalls: 1)
+        #expect(!r.accepts(single, call + "\n<tool_call>" + Self.search + "</tool_call>"))
         #expect(r.accepts(g, #"<tool_call>{"name": "getWeather", "arguments": {"city":"Paris","unit":"celsius"}}</tool_call>"#))
         // Arguments must match the tool's own schema.
         #expect(!r.accepts(g, #"<tool_call>{"name": "getWeather", "arguments": {"city":3}}</tool_call>"#))

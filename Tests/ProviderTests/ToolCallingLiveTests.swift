@@ -5,9 +5,9 @@ import Grammar
 import LoomJSON
 @testable import Provider
 
-/// SmolLM2 (no tool support in its template) decoding greedily under the call grammar: every
-/// token is inside its mask, the reply is one well-formed call with valid arguments, and the
-/// grammar ends generation right after it.
+/// SmolLM2 (no tool support in its template) decoding greedily under the call grammar (one call
+/// per reply): every token is inside its mask, the reply is one well-formed call with valid
+/// arguments, and the grammar ends generation right after it.
 @Suite(.serialized) struct ToolCallingLiveTests {
     @Test func smolLM2MakesAWellFormedRequiredCall() throws {
         let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
@@ -19,7 +19,8 @@ import LoomJSON
         let messages = support.dialect.injectingTools(tools, into: [["role": "user", "content": "What is the weather in Paris?"]])
         let prompt = try template.render(messages: messages, tools: support.dialect.templateTools(tools), addGenerationPrompt: true,
                                          bosToken: file.bosTokenText, eosToken: file.eosTokenText)
-        let grammar = try #require(try support.grammar(tools: tools, mode: .required, response: nil, thinking: false, renderedPrompt: prompt))
+        let grammar = try #require(try support.grammar(tools: tools, mode: .required, response: nil, thinking: false,
+                                                            renderedPrompt: prompt, maximumCalls: 1))
         let vocab = Vocabulary(tokens: support.grammarTokenBytes(of: tokenizer), endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         let matcher = GrammarMatcher(grammar: grammar, vocabulary: vocab)
         let model = try ModelStore.shared.model(path: ToolCallingFixtures.defaultModel)

@@ -71,9 +71,10 @@ public struct ModelToolSupport: Sendable {
     ///   - renderedPrompt: the prompt as rendered; when it already opened a reasoning block, the
     ///     reply must first close it.
     ///   - options: JSON Schema options for tool arguments.
+    ///   - maximumCalls: the most calls in one reply (nil: as many as the dialect allows).
     public func grammar(tools: [Transcript.ToolDefinition], mode: GenerationOptions.ToolCallingMode?, response: Grammar?,
                         thinking: Bool, renderedPrompt: String = "",
-                        options: JSONSchemaOptions = JSONSchemaOptions()) throws(ToolCallingError) -> Grammar? {
+                        options: JSONSchemaOptions = JSONSchemaOptions(), maximumCalls: Int? = nil) throws(ToolCallingError) -> Grammar? {
         let opened = reasoningMarkers?.promptOpensReasoning(renderedPrompt) ?? false
         let reasoning = thinking || opened ? reasoningMarkers : nil
         let kind = mode?.kind ?? .allowed
@@ -85,7 +86,8 @@ public struct ModelToolSupport: Sendable {
                                             reasoning: reasoning, startsInReasoning: opened, options: options)
         }
         return try ToolCallGrammar.make(tools: tools, dialect: dialect, mode: mode, response: response,
-                                        reasoning: reasoning, startsInReasoning: opened, options: options)
+                                        reasoning: reasoning, startsInReasoning: opened, options: options,
+                                        maximumCalls: maximumCalls)
     }
 
     /// A parser for one reply.

@@ -9,9 +9,9 @@
 /// - `.mistral` (Mistral Nemo/7B v0.3): `[TOOL_CALLS][{"name": "f", "arguments": {…}}, …]`, the
 ///   calls as one JSON array after the marker.
 /// - `.fallback`, for templates that cannot render tools (SmolLM2's) or whose call syntax is unknown:
-///   the tools are described in the system message, a reply makes at most one call
-///   `<tool_call>{"name": "f", "arguments": {…}}</tool_call>` (after optional text), and outputs go
-///   back as `tool` messages (or user text without a tool role).
+///   the tools are described in the system message, calls are `<tool_call>{"name": "f",
+///   "arguments": {…}}</tool_call>` blocks (after optional text, separated by newlines), and
+///   outputs go back as `tool` messages (or user text without a tool role).
 ///
 /// Build one with `ToolCallDialect.detect(template:specialTokens:)`; the static members are the
 /// canonical settings of each family for tests and templates known in advance.
@@ -94,10 +94,10 @@ public struct ToolCallDialect: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether one reply may hold several calls. The fallback allows one: models never trained on
-    /// tool calls tend to repeat a call they just made (SmolLM2 does), and the tool loop gives them
-    /// another step for any further call.
-    public var allowsMultipleCalls: Bool { family == .hermes || family == .mistral }
+    /// Whether one reply may hold several calls (all but Llama 3). Models never trained on tool
+    /// calls tend to repeat a call they just made (SmolLM2 does under greedy decoding); callers
+    /// that want one call per step pass `maximumCalls: 1` to the grammar.
+    public var allowsMultipleCalls: Bool { family != .llama3 }
 
     /// The key under which a call's arguments are written.
     public var argumentsKey: String { family == .llama3 ? "parameters" : "arguments" }
