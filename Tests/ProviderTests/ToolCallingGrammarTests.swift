@@ -70,6 +70,8 @@ struct ToolCallingReplay: Sendable {
         #expect(r.accepts(g, ""))
         #expect(r.accepts(g, "Let me look.\n" + call))
         #expect(r.accepts(g, call + "\n<tool_call>" + Self.search + "</tool_call>"))
+        let single = try ToolCallGrammar.make(tools: tools, dialect: .fallback, maximumCalls: 1)
+        #expect(!r.accepts(single, call + "\n<tool_call>" + Self.search + "</tool_call>"))
         #expect(r.accepts(g, #"<tool_call>{"name": "getWeather", "arguments": {"city":"Paris","unit":"celsius"}}</tool_call>"#))
         // Arguments must match the tool's own schema.
         #expect(!r.accepts(g, #"<tool_call>{"name": "getWeather", "arguments": {"city":3}}</tool_call>"#))
@@ -200,11 +202,62 @@ struct ToolCallingReplay: Sendable {
         #expect(!real.accepts(disallowed, call))
         #expect(!real.accepts(allowed, #"<tool_call>{"name": "search", "arguments": {"query":"x","limit":0}}</tool_call>"#))
 
-        var parser = ToolCallStreamParser(dialect: dialect, makeCallID: { "c\($0)" })
+        var parser = ToolCallStreamParser(dialect: dialect, streamsArguments: true, makeCallID: { "c\($0)" })
         var events: [ToolCallStreamEvent] = []
         for id in tokenizer.encode(call) { events += try parser.consume(bytes: vocab.bytes(of: Int(id))) }
         events += try parser.finish()
-        #expect(events == [.toolCall(Transcript.ToolCall(id: "c0", toolName: "search",
-                                                         arguments: GeneratedContent(jsonValue: ["query": "weather in Paris, 日本", "limit": 10])))])
+        let arguments = #"{"query":"weather in Paris, 日本","limit":10}"#
+        #expect(events.first == .toolCallStarted(id: "c0", name: "search"))
+        let deltas = events.compactMap { if case .toolCallArguments("c0", let d) = $0 { return d } else { return nil } }
+        #expect(deltas.joined() == arguments)
+        #expect(deltas.count > 1)
+        #expect(events.last == .toolCall(Transcript.ToolCall(id: "c0", toolName: "search",
+                                                             arguments: GeneratedContent(jsonValue: try JSONValue(parsing: arguments)))))
+    }
+}
+
+@Suite struct ToolCallingModelSupportTests {
+    let r = ToolCallingReplay.small
+    let tools = ToolCallingFixtures.tools
+
+    @Test func smolLM2Support() throws {
+        let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
+        let support = ModelToolSupport(template: try file.chatTemplate(), tokenizer: try Tokenizer(gguf: file))
+        #expect(support.dialect == .fallback)
+        #expect(!support.supportsReasoning)
+        #expect(!support.supportsUnconstrainedToolCalls)
+        #expect(support.markerTokenIDs.isEmpty)
+        #expect(try support.grammar(tools: [], mode: nil, response: nil, thinking: false) == nil)
+        #expect(try support.grammar(tools: tools, mode: .disallowed, response: nil, thinking: false) == nil)
+        #expect(try support.grammar(tools: tools, mode: nil, response: nil, thinking: false) != nil)
+        #expect(throws: ToolCallingError.noToolsForRequiredCall) {
+            try support.grammar(tools: [], mode: .required, response: nil, thinking: false)
+        }
+    }
+
+    @Test func promptThatOpenedReasoningMustCloseIt() throws {
+        let support = ModelToolSupport(dialect: .hermes, reasoningMarkers: .think, templateSource: nil)
+        let prompt = "<|im_start|>assistant\n<think>\n"
+        let g = try #require(try support.grammar(tools: tools, mode: .required, response: nil, thinking: true, renderedPrompt: prompt))
+        let call = "<tool_call>\n" + ToolCallingGrammarTests.weather + "\n</tool_call>"
+        #expect(r.accepts(g, "I need the weather.</think>\n\n" + call))
+        #expect(!r.accepts(g, call))
+        #expect(!r.accepts(g, "<think>again</think>" + call))
+        var parser = support.makeParser(toolsEnabled: true, hasResponseSchema: false, thinking: true, renderedPrompt: prompt)
+        var events = try parser.consume("I need the weather.</think>\n\n" + call)
+        events += try parser.finish()
+        #expect(events.first == .reasoning("I need the weather."))
+        #expect(events.filter { if case .toolCall = $0 { return true } else { return false } }.count == 1)
+    }
+
+    @Test func thinkingOffMeansMarkersAreText() throws {
+        let support = ModelToolSupport(dialect: .hermes, reasoningMarkers: .think, templateSource: nil)
+        var parser = support.makeParser(toolsEnabled: false, hasResponseSchema: false, thinking: false, renderedPrompt: "")
+        #expect(try parser.consume("<think>x</think>") + parser.finish() == [.text("<think>x</think>")])
+        let response = try Grammar(jsonSchema: #"{"type":"integer"}"#)
+        let g = try #require(try support.grammar(tools: [], mode: nil, response: response, thinking: true))
+        #expect(r.accepts(g, "<think>hmm</think>42"))
+        #expect(r.accepts(g, "42"))
+        #expect(!r.accepts(g, "x"))
     }
 }

@@ -10,6 +10,8 @@ import LoomJSON
             switch (out.last, e) {
             case (.text(let a)?, .text(let b)): out[out.count - 1] = .text(a + b)
             case (.reasoning(let a)?, .reasoning(let b)): out[out.count - 1] = .reasoning(a + b)
+            case (.toolCallArguments(let i, let a)?, .toolCallArguments(let j, let b)) where i == j:
+                out[out.count - 1] = .toolCallArguments(id: i, delta: a + b)
             default: out.append(e)
             }
         }
@@ -40,22 +42,29 @@ import LoomJSON
         .toolCall(Transcript.ToolCall(id: id, toolName: name, arguments: GeneratedContent(jsonValue: args)))
     }
 
+    /// The events of a call that streams: started, its arguments text, the parsed call.
+    static func streamed(_ name: String, _ arguments: String, id: String = "id0") throws -> [ToolCallStreamEvent] {
+        [.toolCallStarted(id: id, name: name), .toolCallArguments(id: id, delta: arguments),
+         call(name, try JSONValue(parsing: arguments), id: id)]
+    }
+
     static func parser(_ d: ToolCallDialect?, reasoning: ReasoningMarkers? = nil, startsInReasoning: Bool = false,
                        onlyAtStart: Bool? = nil) -> () -> ToolCallStreamParser {
         { ToolCallStreamParser(dialect: d, reasoning: reasoning, startsInReasoning: startsInReasoning,
-                               callsOnlyAtStart: onlyAtStart, makeCallID: { "id\($0)" }) }
+                               callsOnlyAtStart: onlyAtStart, streamsArguments: true, makeCallID: { "id\($0)" }) }
     }
 
     @Test func fallbackCallAfterText() throws {
         let out = try Self.parseAllChunkings(
             #"Let me check. <tool_call>{"name": "getWeather", "arguments": {"city":"Paris"}}</tool_call>"#, Self.parser(.fallback))
-        #expect(out == [.text("Let me check. "), Self.call("getWeather", ["city": "Paris"])])
+        #expect(out == [.text("Let me check. ")] + (try Self.streamed("getWeather", #"{"city":"Paris"}"#)))
     }
 
     @Test func hermesSeveralCallsWithNewlines() throws {
         let text = "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": \"</tool_call> {\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": \"{\\\"y\\\": 2}\"}\n</tool_call>"
         let out = try Self.parseAllChunkings(text, Self.parser(.hermes))
-        #expect(out == [Self.call("a", ["x": "</tool_call> {"], id: "id0"), Self.call("b", ["y": 2], id: "id1")])
+        // The first call streams; the second (arguments as a JSON string) arrives whole.
+        #expect(out == (try Self.streamed("a", #"{"x": "</tool_call> {"}"#)) + [Self.call("b", ["y": 2], id: "id1")])
     }
 
     @Test func textWithAngleBracketsThatAreNotMarkers() throws {
@@ -79,13 +88,16 @@ import LoomJSON
 
     @Test func textAfterCallsIsText() throws {
         let out = try Self.parseAllChunkings(#"<tool_call>{"name": "a", "arguments": {}}</tool_call> Done."#, Self.parser(.fallback))
-        #expect(out == [Self.call("a", [:]), .text("Done.")])
+        #expect(out == (try Self.streamed("a", "{}")) + [.text("Done.")])
     }
 
-    @Test func mistralArrayKeepsTheModelsIDs() throws {
+    @Test func mistralArrayStreamsEachCall() throws {
         let text = #"[TOOL_CALLS][{"name": "a", "arguments": {"k": [1, {"z": "]"}]}, "id": "abcDEF123"}, {"name": "b", "arguments": {}}]"#
         let out = try Self.parseAllChunkings(text, Self.parser(.mistral))
-        #expect(out == [Self.call("a", ["k": [1, ["z": "]"]]], id: "abcDEF123"), Self.call("b", [:], id: "id1")])
+        #expect(out == (try Self.streamed("a", #"{"k": [1, {"z": "]"}]}"#)) + (try Self.streamed("b", "{}", id: "id1")))
+        // A call that does not stream (arguments first) keeps the id the model wrote.
+        let whole = try Self.parseAllChunkings(#"[TOOL_CALLS][{"arguments": {}, "name": "a", "id": "abcDEF123"}]"#, Self.parser(.mistral))
+        #expect(whole == [Self.call("a", [:], id: "abcDEF123")])
     }
 
     @Test func mistralMarkerLaterInTheReplyIsText() throws {
@@ -95,9 +107,9 @@ import LoomJSON
 
     @Test func llama3WholeReplyCall() throws {
         let out = try Self.parseAllChunkings("\n {\"name\": \"getWeather\", \"parameters\": {\"city\": \"Oslo\"}}", Self.parser(.llama3))
-        #expect(out == [Self.call("getWeather", ["city": "Oslo"])])
+        #expect(out == (try Self.streamed("getWeather", #"{"city": "Oslo"}"#)))
         let tagged = try Self.parseAllChunkings(#"<|python_tag|>{"name": "a", "parameters": {}}"#, Self.parser(.llama3))
-        #expect(tagged == [Self.call("a", [:])])
+        #expect(tagged == (try Self.streamed("a", "{}")))
     }
 
     @Test func llama3JSONThatIsNotACallIsText() throws {
@@ -117,7 +129,7 @@ import LoomJSON
     @Test func reasoningThenStartOnlyCall() throws {
         let text = "<think>use the tool</think>\n[TOOL_CALLS][{\"name\": \"a\", \"arguments\": {}}]"
         let out = try Self.parseAllChunkings(text, Self.parser(.mistral, reasoning: .think))
-        #expect(out == [.reasoning("use the tool"), Self.call("a", [:])])
+        #expect(out == [.reasoning("use the tool")] + (try Self.streamed("a", "{}")))
     }
 
     @Test func promptOpenedReasoning() throws {
@@ -139,7 +151,7 @@ import LoomJSON
         let text = #"{"answer": "<tool_call>{\"name\": \"a\"}</tool_call>"}"#
         #expect(try Self.parseAllChunkings(text, Self.parser(.hermes, onlyAtStart: true)) == [.text(text)])
         let call = #"<tool_call>{"name": "a", "arguments": {}}</tool_call>"#
-        #expect(try Self.parseAllChunkings(call, Self.parser(.hermes, onlyAtStart: true)) == [Self.call("a", [:])])
+        #expect(try Self.parseAllChunkings(call, Self.parser(.hermes, onlyAtStart: true)) == (try Self.streamed("a", "{}")))
     }
 
     @Test func malformedCallsThrow() throws {
@@ -156,16 +168,39 @@ import LoomJSON
 
     @Test func missingOrCutCloserIsTolerated() throws {
         let out = try Self.parseAllChunkings(#"<tool_call>{"name": "a", "arguments": {}}</tool_"#, Self.parser(.fallback))
-        #expect(out == [Self.call("a", [:])])
+        #expect(out == (try Self.streamed("a", "{}")))
         let bare = try Self.parseAllChunkings(#"<tool_call>{"name": "a", "arguments": {}}"#, Self.parser(.fallback))
-        #expect(bare == [Self.call("a", [:])])
+        #expect(bare == (try Self.streamed("a", "{}")))
     }
 
     @Test func defaultCallIDsAreNineAlphanumerics() throws {
-        var p = ToolCallStreamParser(dialect: .fallback)
+        var p = ToolCallStreamParser(dialect: .fallback, streamsArguments: true)
         let events = try p.consume(#"<tool_call>{"name": "a", "arguments": {}}</tool_call>"#)
-        guard case .toolCall(let c)? = events.first else { Issue.record("no call"); return }
+        guard case .toolCallStarted(let started, "a")? = events.first,
+              case .toolCall(let c)? = events.last else { Issue.record("no call"); return }
+        #expect(c.id == started)
         #expect(c.id.count == 9 && c.id.allSatisfy { $0.isLetter || $0.isNumber })
         #expect(p.calls == [c])
+    }
+}
+
+extension ToolCallingParserTests {
+    @Test func argumentDeltasKeepCharactersWhole() throws {
+        var p = ToolCallStreamParser(dialect: .fallback, streamsArguments: true, makeCallID: { "id\($0)" })
+        var events = try p.consume(#"<tool_call>{"name": "a", "arguments": {"q": ""#)
+        #expect(events == [.toolCallStarted(id: "id0", name: "a"), .toolCallArguments(id: "id0", delta: #"{"q": ""#)])
+        let e = Array("é".utf8)
+        events = try p.consume(bytes: [e[0]])
+        #expect(events == [])
+        events = try p.consume(bytes: [e[1]] + Array(#""}}</tool_call>"#.utf8))
+        #expect(events == [.toolCallArguments(id: "id0", delta: #"é"}"#), Self.call("a", ["q": "é"])])
+    }
+}
+
+extension ToolCallingParserTests {
+    @Test func withoutStreamingCallsArriveWhole() throws {
+        let make = { ToolCallStreamParser(dialect: .fallback, makeCallID: { "id\($0)" }) }
+        let out = try Self.parseAllChunkings(#"Hi <tool_call>{"name": "a", "arguments": {"x":1}}</tool_call>"#, make)
+        #expect(out == [.text("Hi "), Self.call("a", ["x": 1])])
     }
 }

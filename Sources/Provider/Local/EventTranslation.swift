@@ -11,6 +11,8 @@ final class EventTranslation {
     let toolCallsID = UUID().uuidString
     private var parser: ToolCallStreamParser
     private var toolCallsOpened = false
+    /// Names of calls announced by a streaming parser (their arguments arrive as deltas).
+    private var streamedCalls: [String: String] = [:]
     private let baseMetadata: Channel.Metadata
     private var responseOpened = false
     private var reasoningOpened = false
@@ -72,16 +74,26 @@ final class EventTranslation {
                 await channel.send(.reasoning(entryID: reasoningID, action: .updateMetadata(baseMetadata)))
             }
             await channel.send(.reasoning(entryID: reasoningID, action: .appendText(text, tokenCount: tokens)))
+        case .toolCallStarted(let id, let name):
+            streamedCalls[id] = name
+        case .toolCallArguments(let id, let delta):
+            await sendArguments(id: id, name: streamedCalls[id] ?? "", delta)
         case .toolCall(let call):
-            let tokens = pendingTokens
-            pendingTokens = 0
-            if !toolCallsOpened {
-                toolCallsOpened = true
-                await channel.send(.toolCalls(entryID: toolCallsID, action: .updateMetadata(baseMetadata)))
-            }
-            await channel.send(.toolCalls(entryID: toolCallsID, action: .toolCall(
-                id: call.id, name: call.toolName, action: .appendArguments(call.arguments.jsonString, tokenCount: tokens))))
+            // A streamed call's arguments were already sent as deltas.
+            if streamedCalls[call.id] != nil { return }
+            await sendArguments(id: call.id, name: call.toolName, call.arguments.jsonString)
         }
+    }
+
+    private func sendArguments(id: String, name: String, _ text: String) async {
+        let tokens = pendingTokens
+        pendingTokens = 0
+        if !toolCallsOpened {
+            toolCallsOpened = true
+            await channel.send(.toolCalls(entryID: toolCallsID, action: .updateMetadata(baseMetadata)))
+        }
+        await channel.send(.toolCalls(entryID: toolCallsID, action: .toolCall(
+            id: id, name: name, action: .appendArguments(text, tokenCount: tokens))))
     }
 
     /// Sends the final metadata and cumulative usage to the response entry (opening it when the

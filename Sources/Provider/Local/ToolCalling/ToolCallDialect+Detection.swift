@@ -1,3 +1,4 @@
+import Foundation
 import Engine
 import LoomJSON
 
@@ -25,16 +26,21 @@ extension ToolCallDialect {
         let toolRole: ToolOutputRole = probe.rendersToolRole ? .tool : .user
         let source = template.source
         var family: Family?
-        if probe.rendersTools && probe.rendersToolCalls {
+        if probe.rendersTools && probe.rendersToolCalls, let written = probe.toolCallText {
+            // A candidate from the template's text, kept only if the parser reads the template's
+            // own rendering of the probe call back (`<tool_call>` also opens XML-style calls in
+            // Qwen3-Coder and GLM; Mistral Small 3.2 writes `[TOOL_CALLS]name[ARGS]{…}`).
+            let candidate: Family?
             if source.contains("<tool_call>") {
-                family = .hermes
-            } else if source.contains("[TOOL_CALLS]"), let written = probe.toolCallText, written.contains("[TOOL_CALLS]"),
-                      !written.contains("[ARGS]"), !written.contains("[CALL_ID]") {
-                // `[TOOL_CALLS][{…}]` (Nemo, 7B v0.3); newer models write `[TOOL_CALLS]name[ARGS]{…}`, not handled.
-                family = .mistral
-            } else if source.contains("<|start_header_id|>"), probe.toolCallText?.contains("\"parameters\": ") == true {
-                family = .llama3
+                candidate = .hermes
+            } else if source.contains("[TOOL_CALLS]") {
+                candidate = .mistral
+            } else if source.contains("<|start_header_id|>") {
+                candidate = .llama3
+            } else {
+                candidate = nil
             }
+            if let candidate, TemplateProbe.parsesProbeCall(written, as: candidate) { family = candidate }
         }
         // Special-token markers must exist as tokens when the tokenizer lists any special tokens
         // at all, or the model was never trained on the syntax the template writes.
@@ -45,7 +51,8 @@ extension ToolCallDialect {
             }
         }
         guard let family else {
-            return ToolCallDialect(family: .fallback, rendersToolsNatively: false, rendersToolCallsNatively: false, toolOutputRole: toolRole)
+            return ToolCallDialect(family: .fallback, rendersToolsNatively: false, rendersToolCallsNatively: false, toolOutputRole: toolRole,
+                                   hasSystemRole: probe.rendersSystemRole)
         }
         return ToolCallDialect(family: family, rendersToolsNatively: true, rendersToolCallsNatively: true,
                                toolOutputRole: probe.rendersToolRole ? .tool : .user)
@@ -66,6 +73,8 @@ struct TemplateProbe {
     let rendersToolRole: Bool
     /// The rendered assistant call (the template's own call syntax), when it rendered.
     let toolCallText: String?
+    /// A system message renders (some templates, like Gemma's, raise on one).
+    let rendersSystemRole: Bool
 
     init(_ template: ChatTemplate) {
         let tool: JSONValue = ["type": "function", "function": [
@@ -81,7 +90,8 @@ struct TemplateProbe {
                                  "content": .string(TemplateProbe.outputText)]
         let withTools = TemplateProbe.render(template, [user], tools: [tool], generationPrompt: true)
         rendersTools = withTools?.contains(TemplateProbe.toolName) == true
-        let before = withTools ?? ""
+        // Without a generation prompt: some templates add `<think>` to it, which the call turn lacks.
+        let before = TemplateProbe.render(template, [user], tools: [tool], generationPrompt: false) ?? ""
         let withCall = TemplateProbe.render(template, [user, call], tools: [tool], generationPrompt: false)
         if let withCall, withCall.contains(TemplateProbe.argumentText) {
             rendersToolCalls = true
@@ -95,6 +105,21 @@ struct TemplateProbe {
         let withOutput = TemplateProbe.render(template, [user, call, output], tools: [tool], generationPrompt: true)
             ?? TemplateProbe.render(template, [user, ["role": "assistant", "content": "Calling."], output], tools: nil, generationPrompt: true)
         rendersToolRole = withOutput?.contains(TemplateProbe.outputText) == true
+        let system: JSONValue = ["role": "system", "content": .string(TemplateProbe.outputText)]
+        rendersSystemRole = TemplateProbe.render(template, [system, user], tools: nil, generationPrompt: true)?
+            .contains(TemplateProbe.outputText) == true
+    }
+
+    /// Whether `written` (a template's rendering of the probe call turn) holds, from the first
+    /// occurrence of the family's opener on, exactly the probe call in that family's syntax.
+    static func parsesProbeCall(_ written: String, as family: ToolCallDialect.Family) -> Bool {
+        let dialect = ToolCallDialect(family: family, rendersToolsNatively: true, rendersToolCallsNatively: true, toolOutputRole: .tool)
+        let openers = family == .llama3 ? ["<|python_tag|>", dialect.callOpener] : [dialect.callOpener]
+        guard let start = openers.compactMap({ written.range(of: $0)?.lowerBound }).min() else { return false }
+        var parser = ToolCallStreamParser(dialect: dialect, makeCallID: { _ in "" })
+        guard let events = try? parser.consume(String(written[start...])) + parser.finish() else { return false }
+        let calls = events.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }
+        return calls.count == 1 && calls[0].toolName == toolName && calls[0].arguments.jsonValue == ["q": .string(argumentText)]
     }
 
     private static func render(_ template: ChatTemplate, _ messages: [JSONValue], tools: [JSONValue]?, generationPrompt: Bool) -> String? {

@@ -25,10 +25,21 @@ extension ToolCallDialect {
     }
 
     /// `messages` with the tool description of `systemPrompt(for:)` applied: appended to the first
-    /// system message, or inserted as a new first system message. Unchanged for native dialects.
+    /// system message, or inserted as a new first system message (without a system role: put
+    /// before the first user message's text). Unchanged for native dialects.
     public func injectingTools(_ tools: [Transcript.ToolDefinition], into messages: [JSONValue]) -> [JSONValue] {
         guard let prompt = systemPrompt(for: tools) else { return messages }
         var out = messages
+        if !hasSystemRole {
+            if let i = out.firstIndex(where: { $0["role"]?.stringValue == "user" }), case .object(var o) = out[i],
+               let text = o["content"]?.stringValue {
+                o["content"] = .string(prompt + "\n\n" + text)
+                out[i] = .object(o)
+            } else {
+                out.insert(["role": "user", "content": .string(prompt)], at: 0)
+            }
+            return out
+        }
         if let first = out.first, first["role"]?.stringValue == "system", case .object(var o) = first {
             let existing = o["content"]?.stringValue ?? ""
             o["content"] = .string(existing.isEmpty ? prompt : existing + "\n\n" + prompt)

@@ -9,8 +9,9 @@
 /// - `.mistral` (Mistral Nemo/7B v0.3): `[TOOL_CALLS][{"name": "f", "arguments": {…}}, …]`, the
 ///   calls as one JSON array after the marker.
 /// - `.fallback`, for templates that cannot render tools (SmolLM2's) or whose call syntax is unknown:
-///   the tools are described in the system message, calls are `<tool_call>{"name": "f", "arguments":
-///   {…}}</tool_call>`, and outputs go back as `tool` messages (or user text without a tool role).
+///   the tools are described in the system message, calls are `<tool_call>{"name": "f",
+///   "arguments": {…}}</tool_call>` blocks (after optional text, separated by newlines), and
+///   outputs go back as `tool` messages (or user text without a tool role).
 ///
 /// Build one with `ToolCallDialect.detect(template:specialTokens:)`; the static members are the
 /// canonical settings of each family for tests and templates known in advance.
@@ -45,13 +46,18 @@ public struct ToolCallDialect: Sendable, Hashable, CustomStringConvertible {
     public var rendersToolCallsNatively: Bool
     /// How tool outputs are fed back.
     public var toolOutputRole: ToolOutputRole
+    /// Whether the template accepts a system message (false, e.g. Gemma: the fallback's tool
+    /// description then opens the first user message).
+    public var hasSystemRole: Bool
 
     /// Builds a dialect from its parts.
-    public init(family: Family, rendersToolsNatively: Bool, rendersToolCallsNatively: Bool, toolOutputRole: ToolOutputRole) {
+    public init(family: Family, rendersToolsNatively: Bool, rendersToolCallsNatively: Bool, toolOutputRole: ToolOutputRole,
+                hasSystemRole: Bool = true) {
         self.family = family
         self.rendersToolsNatively = rendersToolsNatively
         self.rendersToolCallsNatively = rendersToolCallsNatively
         self.toolOutputRole = toolOutputRole
+        self.hasSystemRole = hasSystemRole
     }
 
     /// Qwen/Hermes with a template that renders tools, calls and tool messages.
@@ -88,7 +94,9 @@ public struct ToolCallDialect: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether one reply may hold several calls.
+    /// Whether one reply may hold several calls (all but Llama 3). Models never trained on tool
+    /// calls tend to repeat a call they just made (SmolLM2 does under greedy decoding); callers
+    /// that want one call per step pass `maximumCalls: 1` to the grammar.
     public var allowsMultipleCalls: Bool { family != .llama3 }
 
     /// The key under which a call's arguments are written.

@@ -27,16 +27,20 @@ public enum ToolCallGrammar {
     ///   - response: the grammar of the response when a schema is requested; nil for free text.
     ///   - reasoning: the model's reasoning markers when thinking is enabled; a reasoning block may
     ///     then open the output.
+    ///   - startsInReasoning: the prompt already opened the reasoning block, so the output starts
+    ///     inside it and must close it first (needs `reasoning`).
     ///   - options: JSON Schema options for the arguments (strictness, whitespace).
     ///   - maximumCalls: the most calls in one reply (nil: unbounded where the dialect allows several).
     public static func make(tools: [Transcript.ToolDefinition], dialect: ToolCallDialect,
                             mode: GenerationOptions.ToolCallingMode? = nil, response: Grammar? = nil,
-                            reasoning: ReasoningMarkers? = nil, options: JSONSchemaOptions = JSONSchemaOptions(),
+                            reasoning: ReasoningMarkers? = nil, startsInReasoning: Bool = false, options: JSONSchemaOptions = JSONSchemaOptions(),
                             maximumCalls: Int? = nil) throws(ToolCallingError) -> Grammar {
         let kind = mode?.kind ?? .allowed
         do {
             var opening: [Grammar] = []
-            if let reasoning { opening.append(try .optional(reasoningBlock(reasoning))) }
+            if let reasoning {
+                opening.append(startsInReasoning ? try reasoningRest(reasoning) : try .optional(reasoningBlock(reasoning)))
+            }
             let free = try response ?? freeText(dialect: dialect, reasoning: reasoning)
             if kind == .disallowed || tools.isEmpty {
                 if kind == .required { throw ToolCallingError.noToolsForRequiredCall }
@@ -55,7 +59,7 @@ public enum ToolCallGrammar {
         } catch let error as ToolCallingError {
             throw error
         } catch {
-            throw ToolCallingError.invalidParameterSchema(toolName: "", reason: "\(error)")
+            throw ToolCallingError.grammarComposition(reason: "\(error)")
         }
     }
 
@@ -69,8 +73,13 @@ public enum ToolCallGrammar {
 
     /// `<think>` text `</think>` and the whitespace models put after it.
     static func reasoningBlock(_ markers: ReasoningMarkers) throws(GrammarError) -> Grammar {
-        try .sequence([Grammar(literal: markers.open), .text(excluding: [markers.close]), Grammar(literal: markers.close),
+        try .sequence([Grammar(literal: markers.open), .text(excluding: [markers.close, markers.open]), Grammar(literal: markers.close),
                        Grammar(gbnf: "root ::= [ \\t\\n]*")])
+    }
+
+    /// The rest of a reasoning block the prompt opened: thoughts, the close marker, whitespace.
+    static func reasoningRest(_ markers: ReasoningMarkers) throws(GrammarError) -> Grammar {
+        try .sequence([.text(excluding: [markers.close, markers.open]), Grammar(literal: markers.close), Grammar(gbnf: "root ::= [ \\t\\n]*")])
     }
 
     /// One or more calls in the dialect's envelope.

@@ -6,7 +6,12 @@ public enum ToolCallStreamEvent: Sendable, Equatable {
     case text(String)
     /// Reasoning text (between the reasoning markers, markers excluded).
     case reasoning(String)
-    /// A complete, parsed call.
+    /// A call began: its id and tool name are known, its arguments follow as deltas.
+    case toolCallStarted(id: String, name: String)
+    /// More of a started call's arguments, as JSON text (the deltas of one call concatenate to
+    /// the arguments object exactly as generated).
+    case toolCallArguments(id: String, delta: String)
+    /// A complete, parsed call (for a started call, with the same id).
     case toolCall(Transcript.ToolCall)
 }
 
@@ -21,6 +26,10 @@ public enum ToolCallStreamEvent: Sendable, Equatable {
 ///   text from containing it). With `callsOnlyAtStart` (whole-reply dialects, or a response schema),
 ///   an opener counts only at the start of the reply (after whitespace, or after a reasoning block);
 ///   the whitespace before it is dropped.
+/// - With `streamsArguments`, a call whose JSON starts `{"name": "<tool>", "arguments": {` (the
+///   order the call grammar produces) streams: `.toolCallStarted` as soon as the arguments object opens, then
+///   `.toolCallArguments` deltas, then `.toolCall` with the parsed call. Other calls (arguments
+///   first, or as a JSON string) arrive whole as `.toolCall`.
 /// - A call is the JSON value after the opener (an object, or Mistral's array of objects) with
 ///   `name` and `arguments` (`parameters` for Llama 3; arguments given as a JSON string are decoded).
 ///   Whitespace, closers (`</tool_call>`) and further calls may follow; any other text after the
@@ -38,6 +47,8 @@ public struct ToolCallStreamParser: Sendable {
     public let reasoning: ReasoningMarkers?
     /// Whether a call is recognised only at the start of the reply.
     public let callsOnlyAtStart: Bool
+    /// Whether calls stream (`.toolCallStarted`, `.toolCallArguments`) before `.toolCall`.
+    public let streamsArguments: Bool
     private let makeCallID: @Sendable (Int) -> String
 
     private var buffer: [UInt8] = []
@@ -51,7 +62,21 @@ public struct ToolCallStreamParser: Sendable {
     /// The opener that started the current call was the first bytes of the JSON itself (Llama 3).
     private var callIsBareJSON = false
     private var closerPending = false
-    private var callCount = 0
+    /// Where the call object being read opened in `callText` (its `{`), and its depth.
+    private var objectStart = -1
+    private var objectDepth = 0
+    /// The call whose arguments are streaming, the depth inside its arguments, and the
+    /// argument bytes not yet emitted.
+    private var streamingID: String?
+    /// Ids of the streamed calls by their position in the current JSON value.
+    private var streamedIDs: [Int: String] = [:]
+    /// Call objects opened in the current JSON value.
+    private var objectCount = 0
+    /// Call objects of an array already emitted as calls (each as soon as it closed).
+    private var emittedObjects: Set<Int> = []
+    /// Ids generated so far (the argument of `makeCallID`).
+    private var generatedIDs = 0
+    private var pendingArguments: [UInt8] = []
     /// Every call parsed so far, in order.
     public private(set) var calls: [Transcript.ToolCall] = []
 
@@ -62,15 +87,19 @@ public struct ToolCallStreamParser: Sendable {
     ///   - startsInReasoning: the prompt already opened a reasoning block (`promptOpensReasoning`).
     ///   - callsOnlyAtStart: nil = the dialect's rule (`!allowsTextBeforeCalls`); pass true when a
     ///     response schema is in force, so an opener inside the JSON answer is not a call.
-    ///   - makeCallID: the id of the n-th call (0-based) when the model did not write one; by
+    ///   - streamsArguments: announce calls and stream their arguments as they are generated
+    ///     (off: each call arrives whole as `.toolCall`).
+    ///   - makeCallID: the n-th generated id (0-based), for calls that stream or where the model
+    ///     wrote no id; by
     ///     default 9 random alphanumerics (the form Mistral's templates require).
     public init(dialect: ToolCallDialect?, reasoning: ReasoningMarkers? = nil, startsInReasoning: Bool = false,
-                callsOnlyAtStart: Bool? = nil,
+                callsOnlyAtStart: Bool? = nil, streamsArguments: Bool = false,
                 makeCallID: @escaping @Sendable (Int) -> String = { _ in ToolCallStreamParser.randomCallID() }) {
         self.dialect = dialect
         self.reasoning = reasoning
         self.callsOnlyAtStart = callsOnlyAtStart ?? !(dialect?.allowsTextBeforeCalls ?? true)
         self.makeCallID = makeCallID
+        self.streamsArguments = streamsArguments
         mode = startsInReasoning && reasoning != nil ? .reasoning : .text
         trimLeading = mode == .reasoning
     }
@@ -179,6 +208,7 @@ public struct ToolCallStreamParser: Sendable {
                 mode = .call
                 span = JSONSpan()
                 callText = []
+                resetCallTracking()
                 callIsBareJSON = !m.consumed
             }
             return true
@@ -231,6 +261,7 @@ public struct ToolCallStreamParser: Sendable {
         var done = false
         for b in buffer {
             used += 1
+            let before = span.depth
             switch span.feed(b) {
             case .skip: continue
             case .more: callText.append(b)
@@ -241,9 +272,11 @@ public struct ToolCallStreamParser: Sendable {
                 callText.append(b)
                 throw .malformedToolCall(text: String(decoding: callText, as: UTF8.self), reason: "expected a JSON object or array after the call opener")
             }
+            track(byte: b, depthBefore: before, emit)
             if done { break }
         }
         buffer.removeFirst(used)
+        flushArguments(final: done || final, emit)
         guard done else {
             if final {
                 throw .malformedToolCall(text: String(decoding: callText, as: UTF8.self), reason: "the output ended inside the call")
@@ -257,8 +290,8 @@ public struct ToolCallStreamParser: Sendable {
         }
         let objects = value.arrayValue ?? [value]
         var parsed: [Transcript.ToolCall] = []
-        for object in objects {
-            guard let call = makeCall(object) else {
+        for (index, object) in objects.enumerated() where !emittedObjects.contains(index) {
+            guard let call = makeCall(object, index: index) else {
                 if callIsBareJSON {
                     // Llama 3: a JSON reply that merely starts like a call is answer text.
                     atStart = false
@@ -304,6 +337,7 @@ public struct ToolCallStreamParser: Sendable {
                     mode = .call
                     span = JSONSpan()
                     callText = []
+                    resetCallTracking()
                     callIsBareJSON = !m.consumed
                     return true
                 }
@@ -315,13 +349,83 @@ public struct ToolCallStreamParser: Sendable {
         return true
     }
 
-    private mutating func makeCall(_ object: JSONValue) -> Transcript.ToolCall? {
+    private mutating func resetCallTracking() {
+        objectStart = -1
+        objectDepth = 0
+        streamingID = nil
+        streamedIDs = [:]
+        emittedObjects = []
+        objectCount = 0
+        pendingArguments = []
+    }
+
+    private mutating func nextID() -> String {
+        generatedIDs += 1
+        return makeCallID(generatedIDs - 1)
+    }
+
+    /// Follows the call objects inside the JSON being read to stream their arguments.
+    private mutating func track(byte b: UInt8, depthBefore: Int, _ emit: (ToolCallStreamEvent) -> Void) {
+        if streamingID != nil {
+            pendingArguments.append(b)
+            if !span.inString && span.depth == objectDepth {
+                // The arguments object closed.
+                flushArguments(final: true, emit)
+                streamingID = nil
+            }
+            return
+        }
+        if !span.inString, b == UInt8(ascii: "}"), objectStart >= 0, span.depth == objectDepth - 1, objectDepth == 2 {
+            // An element of Mistral's array closed: it is complete on its own.
+            let text = String(decoding: callText[objectStart...], as: UTF8.self)
+            if let value = try? JSONValue(parsing: text), let call = makeCall(value, index: objectCount - 1) {
+                emittedObjects.insert(objectCount - 1)
+                calls.append(call)
+                emit(.toolCall(call))
+            }
+            return
+        }
+        guard !span.inString, b == UInt8(ascii: "{") else { return }
+        let depth = span.depth
+        if objectStart < 0 || depth <= objectDepth {
+            // A call object opens: at the top, or as an element of Mistral's array.
+            if depthBefore == 0 || (depthBefore == 1 && callText.first == UInt8(ascii: "[")) {
+                objectStart = callText.count - 1
+                objectDepth = depth
+                objectCount += 1
+            }
+            return
+        }
+        guard streamsArguments, depth == objectDepth + 1, objectStart >= 0 else { return }
+        // A nested object opens as a member value of the call object: stream it if the members so
+        // far are exactly the name and then the arguments key.
+        let head = Array(callText[objectStart..<(callText.count - 1)]) + Array("0}".utf8)
+        guard case .object(let o)? = try? JSONValue(parsing: String(decoding: head, as: UTF8.self)),
+              o.keys.count == 2, o.keys[0] == "name", let name = o["name"]?.stringValue,
+              o.keys[1] == (dialect?.argumentsKey ?? "arguments") || o.keys[1] == "arguments" else { return }
+        let id = nextID()
+        streamingID = id
+        streamedIDs[objectCount - 1] = id
+        pendingArguments = [b]
+        emit(.toolCallStarted(id: id, name: name))
+    }
+
+    /// Emits the argument bytes held so far (all of them at the end, else up to a whole character).
+    private mutating func flushArguments(final: Bool, _ emit: (ToolCallStreamEvent) -> Void) {
+        guard let id = streamingID, !pendingArguments.isEmpty else { return }
+        let n = pendingArguments.count - (final ? 0 : incompleteUTF8Tail(pendingArguments))
+        guard n > 0 else { return }
+        emit(.toolCallArguments(id: id, delta: String(decoding: pendingArguments[..<n], as: UTF8.self)))
+        pendingArguments.removeFirst(n)
+    }
+
+    private mutating func makeCall(_ object: JSONValue, index: Int) -> Transcript.ToolCall? {
         guard case .object(let o) = object, let name = o["name"]?.stringValue else { return nil }
         var arguments = o[dialect?.argumentsKey ?? "arguments"] ?? o["arguments"] ?? o["parameters"]
         if let s = arguments?.stringValue { arguments = try? JSONValue(parsing: s) }
         guard let arguments, arguments.objectValue != nil else { return nil }
-        let id = o["id"]?.stringValue ?? makeCallID(callCount)
-        callCount += 1
+        // A streamed call keeps the id it was announced with; others use the model's id if it wrote one.
+        let id = streamedIDs[index] ?? o["id"]?.stringValue ?? nextID()
         return Transcript.ToolCall(id: id, toolName: name, arguments: GeneratedContent(jsonValue: arguments))
     }
 }
@@ -329,8 +433,8 @@ public struct ToolCallStreamParser: Sendable {
 /// Tracks where a JSON object or array ends in a byte stream (strings and escapes respected).
 private struct JSONSpan: Sendable {
     enum Step { case skip, more, complete, invalid }
-    private var depth = 0
-    private var inString = false
+    private(set) var depth = 0
+    private(set) var inString = false
     private var escape = false
 
     mutating func feed(_ b: UInt8) -> Step {
