@@ -58,11 +58,11 @@ do {
     StandardOutput.flush()
     exit(0)
 } catch let error as UsageError {
-    StandardError.line("loom \(command.name): \(error.description)")
+    StandardError.line(ErrorReport.line(command: command.name, error))
     StandardError.write(command.usage)
     exit(2)
 } catch {
     StandardOutput.flush()
-    StandardError.line("loom \(command.name): \(error)")
+    StandardError.line(ErrorReport.line(command: command.name, error))
     exit(1)
 }
