@@ -12,7 +12,7 @@ let package = Package(
     dependencies: [.package(name: "Loom", path: "..")],
     targets: [
         // Timing and argument helpers the examples share (tok/s lines, the model path).
-        .target(name: "ExampleSupport"),
+        .target(name: "ExampleSupport", dependencies: [.product(name: "Provider", package: "Loom")]),
         // A `Tool` called through the session's tool loop, with LocalLanguageModel.
         .executableTarget(name: "WeatherAgent", dependencies: [
             "ExampleSupport", .product(name: "Provider", package: "Loom"),

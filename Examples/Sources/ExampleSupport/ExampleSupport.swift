@@ -1,10 +1,10 @@
 import Foundation
+import Provider
 
 /// The model file an example runs: the first argument, else `$LOOM_MODEL`, else the repository's
-/// `models/default.gguf` (examples are run from the repository root or from `Examples/`).
+/// `models/default.gguf` (examples run from the repository root or from `Examples/`).
 public func exampleModelPath() -> String {
-    let args = CommandLine.arguments.dropFirst()
-    if let path = args.first(where: { !$0.hasPrefix("-") }) { return path }
+    if let path = CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) { return path }
     if let env = ProcessInfo.processInfo.environment["LOOM_MODEL"], !env.isEmpty { return env }
     for candidate in ["models/default.gguf", "../models/default.gguf"]
     where FileManager.default.fileExists(atPath: candidate) {
@@ -13,36 +13,37 @@ public func exampleModelPath() -> String {
     return "models/default.gguf"
 }
 
-/// Measures one answer: time to the first streamed piece and generated tokens per second.
-public struct Stopwatch: Sendable {
-    private let start = Date()
-    private var first: Date?
-
-    /// Starts timing now.
-    public init() {}
-
-    /// Call when the first piece of the answer arrives (later calls are ignored).
-    public mutating func markFirstToken() {
-        if first == nil { first = Date() }
-    }
-
-    /// Seconds from the start to the first piece (nil before it).
-    public var timeToFirstToken: Double? { first.map { $0.timeIntervalSince(start) } }
-
-    /// `N tokens in S s (R tok/s, TTFT T ms)` for `tokens` generated tokens. The rate counts
-    /// decode time only (after the first token), as llama.cpp reports it.
-    public func summary(tokens: Int) -> String {
-        let total = Date().timeIntervalSince(start)
-        let ttft = timeToFirstToken ?? total
-        let decode = total - ttft
-        let rate = tokens > 1 && decode > 0 ? Double(tokens - 1) / decode : 0
-        return "\(tokens) tokens in \(format(total)) s (\(format(rate)) tok/s, TTFT \(Int((ttft * 1000).rounded())) ms)"
-    }
-
-    private func format(_ x: Double) -> String { String(format: "%.1f", x) }
-}
-
-/// Writes to standard error (progress and timings stay off stdout, which carries the answers).
+/// Writes a status line to standard error (answers go to standard output).
 public func printStatus(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// One line about how a request went, from what the executor recorded in the transcript:
+/// `label: N tokens, R tok/s, TTFT T ms, C cached prompt tokens`.
+public func performanceLine(_ label: String, _ entries: some Collection<Transcript.Entry>) -> String {
+    var generated = 0
+    var rate: Double?, ttft: Double?, cached: Int?
+    for entry in entries {
+        let metadata: [String: GeneratedContent]
+        let usage: Transcript.Usage?
+        switch entry {
+        case .response(let r): (metadata, usage) = (r.metadata, r.usage)
+        case .toolCalls(let c): (metadata, usage) = (c.metadata, c.usage)
+        default: continue
+        }
+        generated += usage?.output.totalTokenCount ?? 0
+        if let usage { cached = usage.input.cachedTokenCount }
+        if case .number(let n)? = metadata["tokensPerSecond"]?.jsonValue { rate = n.doubleValue }
+        if ttft == nil, case .number(let n)? = metadata["timeToFirstToken"]?.jsonValue { ttft = n.doubleValue }
+    }
+    var parts = ["\(generated) tokens"]
+    parts.append(rate.map { String(format: "%.1f tok/s", $0) } ?? "tok/s not reported")
+    if let ttft { parts.append(String(format: "TTFT %.0f ms", ttft * 1000)) }
+    if let cached { parts.append("\(cached) cached prompt tokens") }
+    return "\(label): " + parts.joined(separator: ", ")
+}
+
+/// Writes streamed text to standard output at once (`print` would hold it until a newline).
+public func writeStreamed(_ text: some StringProtocol) {
+    FileHandle.standardOutput.write(Data(String(text).utf8))
 }
