@@ -44,6 +44,14 @@ public final class InferenceSequence {
     /// Forgets everything.
     public func reset() { truncate(to: 0) }
 
+    /// Appends `tokens[count..<end]` with their keys and values copied from a prefix snapshot
+    /// whose first `end` tokens equal `tokens`' (the caller checked).
+    func restore(_ tokens: [Int32], through end: Int, from snapshot: PrefixCache.Snapshot) {
+        let start = self.tokens.count
+        cache.restore(start..<end, from: snapshot.storage, snapshotPositions: snapshot.positions)
+        self.tokens.append(contentsOf: tokens[start..<end])
+    }
+
     /// Records tokens a forward pass has just appended to the cache.
     func recordEvaluated(_ evaluated: UnsafeBufferPointer<Int32>) {
         tokens.append(contentsOf: evaluated)

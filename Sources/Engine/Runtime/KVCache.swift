@@ -94,4 +94,36 @@ public final class KVCache {
 
     /// Forgets every position.
     public func reset() { count = 0 }
+
+    /// Bytes one position occupies in one layer's key table (the value table is the same size).
+    var positionBytes: Int { kvLength * type.elementSize }
+
+    /// Bytes of keys and values that `count` positions hold across every layer.
+    public func byteCount(positions: Int) -> Int { 2 * layerCount * positions * positionBytes }
+
+    /// Copies positions `range` of every layer from a packed snapshot (`PrefixCache`'s layout:
+    /// per layer, `snapshotPositions` keys then as many values) and makes them valid.
+    /// The cache must hold exactly `range.lowerBound` positions.
+    func restore(_ range: Range<Int>, from snapshot: UnsafeRawPointer, snapshotPositions: Int) {
+        precondition(range.lowerBound == count && range.upperBound <= capacity && range.upperBound <= snapshotPositions)
+        let pb = positionBytes, table = snapshotPositions * pb
+        let offset = range.lowerBound * pb, bytes = range.count * pb
+        for l in 0..<layerCount {
+            let source = snapshot + 2 * l * table
+            (mutableKeys(layer: l) + offset).copyMemory(from: source + offset, byteCount: bytes)
+            (mutableValues(layer: l) + offset).copyMemory(from: source + table + offset, byteCount: bytes)
+        }
+        count = range.upperBound
+    }
+
+    /// Copies positions `0..<positions` of every layer into `destination` in the packed snapshot
+    /// layout (`byteCount(positions:)` bytes).
+    func snapshot(positions: Int, into destination: UnsafeMutableRawPointer) {
+        precondition(positions <= count)
+        let table = positions * positionBytes
+        for l in 0..<layerCount {
+            (destination + 2 * l * table).copyMemory(from: keys(layer: l), byteCount: table)
+            (destination + 2 * l * table + table).copyMemory(from: values(layer: l), byteCount: table)
+        }
+    }
 }

@@ -1,0 +1,78 @@
+import Engine
+import Foundation
+import Grammar
+
+/// A `LanguageModel` backed by a GGUF file run on this machine by Loom's engine.
+///
+/// The value is a cheap description: nothing is read until the session makes its executor.
+/// Guided generation is exact: on the sequential engine every sampled token is drawn from the
+/// grammar's mask, so structured output always conforms to its schema.
+///
+/// ```swift
+/// let model = LocalLanguageModel(url: URL(fileURLWithPath: "models/default.gguf"))
+/// let session = LanguageModelSession(model: model, instructions: "You are terse.")
+/// let answer = try await session.respond(to: "Name three primes.")
+/// ```
+public struct LocalLanguageModel: LanguageModel {
+    /// Which engine runs generation.
+    public enum Variant: String, Sendable, Hashable, CaseIterable {
+        /// Token-at-a-time engine with logits: guided generation and grammar-guaranteed tool calls.
+        case sequential
+        /// Producer-thread engine without logits: fastest free text, no guided generation.
+        case pipelined
+        /// Pipelined for free text, sequential whenever a request needs a grammar.
+        case automatic
+    }
+
+    /// The model file.
+    public var url: URL
+    /// The engine variant.
+    public var variant: Variant
+    /// KV cache positions per engine (prompt plus response).
+    public var contextSize: Int
+    /// Kernel threads per engine.
+    public var threads: Int
+    /// KV cache element type.
+    public var kvCacheType: KVCacheType
+    /// Sampling used when a request leaves a field unset; nil uses Loom's defaults.
+    public var sampling: SamplingDefaults?
+    /// How JSON Schemas are compiled into grammars.
+    public var grammar: JSONSchemaOptions
+    /// The longest a single `respond` may run before it throws `LanguageModelError.timeout`;
+    /// nil never times out.
+    public var timeout: Duration?
+
+    /// Describes a model in the GGUF file at `url`. Nothing is read until a session uses it.
+    public init(url: URL, variant: Variant = .automatic, contextSize: Int = 2048, threads: Int = 2,
+                kvCacheType: KVCacheType = .f16, sampling: SamplingDefaults? = nil,
+                grammar: JSONSchemaOptions = .init()) {
+        self.url = url
+        self.variant = variant
+        self.contextSize = contextSize
+        self.threads = threads
+        self.kvCacheType = kvCacheType
+        self.sampling = sampling
+        self.grammar = grammar
+        self.timeout = nil
+    }
+
+    /// Describes a model in the GGUF file at `path`.
+    public init(path: String, variant: Variant = .automatic, contextSize: Int = 2048, threads: Int = 2,
+                kvCacheType: KVCacheType = .f16, sampling: SamplingDefaults? = nil,
+                grammar: JSONSchemaOptions = .init()) {
+        self.init(url: URL(fileURLWithPath: path), variant: variant, contextSize: contextSize, threads: threads,
+                  kvCacheType: kvCacheType, sampling: sampling, grammar: grammar)
+    }
+
+    /// What this model supports. Without reading the file only the variant is known, so the
+    /// vocabulary-dependent `.reasoning` is reported once the file has been inspected
+    /// (see `LocalModelInspection`).
+    public var capabilities: LanguageModelCapabilities {
+        LocalModelInspection.capabilities(path: url.path, variant: variant)
+    }
+
+    /// The executor cache key: file identity and every behaviour-affecting setting.
+    public var executorConfiguration: Executor.Configuration {
+        Executor.Configuration(model: self)
+    }
+}

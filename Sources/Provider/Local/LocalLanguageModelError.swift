@@ -1,0 +1,28 @@
+import Engine
+
+/// Failures specific to running a model locally, beside the portable `LanguageModelError`s.
+public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The model file could not be read or describes a model Loom cannot run.
+    case modelLoadFailed(path: String, reason: ModelLoadError)
+    /// The model's chat template could not be parsed or rendered.
+    case chatTemplateFailed(String)
+    /// The response-token budget is smaller than the shortest output the schema admits, so no
+    /// valid output could be produced; found before any generation.
+    case schemaCannotFitBudget(schemaName: String?, minimumTokens: Int, budget: Int)
+    /// A configuration value that cannot work (context size, threads, …).
+    case invalidConfiguration(String)
+    /// Something inside Loom failed that the request did not cause (a bug or a resource limit).
+    case internalFailure(String)
+
+    public var description: String {
+        switch self {
+        case .modelLoadFailed(let path, let reason): return "cannot load model \(path): \(reason)"
+        case .chatTemplateFailed(let why): return "chat template failed: \(why)"
+        case .schemaCannotFitBudget(let name, let minimum, let budget):
+            return "the shortest output valid for schema \(name ?? "(unnamed)") needs \(minimum) tokens, "
+                + "more than the response budget of \(budget)"
+        case .invalidConfiguration(let why): return "invalid configuration: \(why)"
+        case .internalFailure(let why): return "internal failure: \(why)"
+        }
+    }
+}
