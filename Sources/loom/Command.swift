@@ -65,12 +65,10 @@ enum ErrorReport {
         return "loom \(command): " + folded
     }
 
-    /// The human-readable description: `CustomStringConvertible` first, then
-    /// `LocalizedError.errorDescription`, then the value itself.
+    /// The human-readable description (every typed error in Loom is `CustomStringConvertible`;
+    /// others print their case and payload).
     static func message(_ error: any Error) -> String {
-        if let e = error as? any CustomStringConvertible { return e.description }
-        if let e = error as? any CustomDebugStringConvertible { return e.debugDescription }
-        return String(describing: error)
+        String(describing: error)
     }
 
     /// `Type.case` for enums, `Type` otherwise.
