@@ -55,7 +55,7 @@ public final class GrammarMatcher {
     /// Number of `UInt64` words `mask(into:)` writes.
     public var maskWordCount: Int { vocabulary.maskWordCount }
 
-    private var current: Int32 { history[history.count - 1] }
+    var current: Int32 { history[history.count - 1] }
 
     /// True when the output so far is a complete sentence (end-of-generation is allowed).
     public var isComplete: Bool {

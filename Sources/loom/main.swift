@@ -15,6 +15,7 @@ enum LoomCommands {
         TemplateCommand.self,
         GrammarCommand.self,
         BenchCommand.self,
+        RunCommand.self,
         ChatCommand.self,
     ]
 }

@@ -11,6 +11,8 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
     case schemaCannotFitBudget(schemaName: String?, minimumTokens: Int, budget: Int)
     /// A configuration value that cannot work (context size, threads, …).
     case invalidConfiguration(String)
+    /// A `GenerationOptions` value that cannot be honoured (negative temperature, top-k of 0, …).
+    case invalidGenerationOptions(String)
     /// Something inside Loom failed that the request did not cause (a bug or a resource limit).
     case internalFailure(String)
 
@@ -22,6 +24,7 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
             return "the shortest output valid for schema \(name ?? "(unnamed)") needs \(minimum) tokens, "
                 + "more than the response budget of \(budget)"
         case .invalidConfiguration(let why): return "invalid configuration: \(why)"
+        case .invalidGenerationOptions(let why): return "invalid generation options: \(why)"
         case .internalFailure(let why): return "internal failure: \(why)"
         }
     }

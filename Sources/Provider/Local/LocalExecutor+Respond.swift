@@ -1,0 +1,280 @@
+import Engine
+import Foundation
+import Grammar
+import Synchronization
+
+extension LocalLanguageModel.Executor {
+    /// Generates a response: renders and tokenizes the transcript, refuses what cannot fit before
+    /// any compute, then streams text as it is decoded — through the sequential engine (under the
+    /// schema's grammar when there is one) or the pipelined engine for free text.
+    ///
+    /// - Throws: `LanguageModelError.contextSizeExceeded` (before compute),
+    ///   `.unsupportedCapability(.guidedGeneration)` for a schema on the pipelined variant,
+    ///   `.unsupportedGenerationGuide` for a schema Loom cannot enforce exactly,
+    ///   `.unsupportedTranscriptContent` for attachments, `.timeout` past the configured deadline,
+    ///   `CancellationError` when the task is cancelled, `LocalLanguageModelError` otherwise.
+    public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
+                        streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
+        let started = ContinuousClock.now
+        if request.schema != nil, configuration.variant == .pipelined {
+            throw LanguageModelError.unsupportedCapability(.init(
+                capability: .guidedGeneration,
+                debugDescription: "the pipelined engine exposes no logits, so it cannot constrain output to a schema; use the sequential or automatic variant"))
+        }
+        try Task.checkCancellation()
+        let prompt = try preparePrompt(request.transcript, schema: request.schema, contextOptions: request.contextOptions)
+        let sampling = try SamplingResolution.parameters(request.generationOptions, defaults: configuration.sampling)
+        let contextSize = configuration.contextSize
+        guard prompt.tokens.count < contextSize else {
+            throw LanguageModelError.contextSizeExceeded(.init(
+                contextSize: contextSize, tokenCount: prompt.tokens.count,
+                debugDescription: "the rendered transcript is \(prompt.tokens.count) tokens; the context holds \(contextSize) (prompt and response)"))
+        }
+        let room = contextSize - prompt.tokens.count
+        let requested = request.generationOptions.maximumResponseTokens ?? configuration.sampling.maximumResponseTokens ?? room
+        guard requested >= 0 else {
+            throw LocalLanguageModelError.invalidGenerationOptions("maximumResponseTokens \(requested) is negative")
+        }
+        let budget = min(requested, room)
+        var grammar: Grammar?
+        if let schema = request.schema { grammar = try await self.grammar(for: schema) }
+
+        let useSequential = grammar != nil || configuration.variant == .sequential
+        let metadata: LanguageModelExecutorGenerationChannel.Metadata = [
+            "modelID": modelID, "requestID": request.id.uuidString,
+            "variant": useSequential ? LocalLanguageModel.Variant.sequential.rawValue : LocalLanguageModel.Variant.pipelined.rawValue,
+        ]
+        let events = EventTranslation(channel: channel, metadata: metadata,
+                                      reasoningMarkers: grammar == nil ? facts.reasoningMarkers : nil,
+                                      startsInReasoning: prompt.startsInReasoning, trimLeadingSpace: template == nil)
+        let flag = CancellationFlag()
+        let deadline = DeadlineWatch(timeout: configuration.timeout, flag: flag)
+        defer { deadline.stop() }
+
+        let summary: GenerationSummary
+        do {
+            summary = try await withTaskCancellationHandler {
+                if useSequential {
+                    return try await runSequential(prompt: prompt, sampling: sampling, budget: budget, grammar: grammar,
+                                                   flag: flag, started: started, events: events)
+                }
+                return try await runPipelined(prompt: prompt, sampling: sampling, budget: budget, flag: flag,
+                                              started: started, events: events)
+            } onCancel: {
+                flag.cancel()
+            }
+        } catch {
+            throw translate(error, deadline: deadline, schema: request.schema, budget: budget)
+        }
+        if deadline.fired { throw translate(EngineError.cancelled, deadline: deadline, schema: nil, budget: budget) }
+        try Task.checkCancellation()
+
+        var extra: LanguageModelExecutorGenerationChannel.Metadata = [
+            "cachedTokenCount": summary.cachedTokens, "stopReason": summary.stop.rawValue,
+            "tokensPerSecond": summary.tokensPerSecond ?? 0, "timeToFirstToken": summary.timeToFirstToken ?? 0,
+        ]
+        if grammar != nil {
+            extra["sampledTokens"] = summary.sampledTokens
+            extra["sampledOutsideMask"] = summary.sampledOutsideMask
+            extra["forcedTokens"] = summary.forcedTokens
+            extra["budgetSteers"] = summary.budgetSteers
+        }
+        await events.finish(summary, extra: extra)
+    }
+
+    /// Maps engine and loop failures onto the errors callers handle.
+    private func translate(_ error: any Error, deadline: DeadlineWatch, schema: GenerationSchema?, budget: Int) -> any Error {
+        if deadline.fired {
+            return LanguageModelError.timeout(.init(debugDescription: "no response within \(configuration.timeout.map { "\($0)" } ?? "-")"))
+        }
+        switch error {
+        case let e as EngineError:
+            switch e {
+            case .cancelled: return CancellationError()
+            case .contextLimitExceeded(let size, let count):
+                return LanguageModelError.contextSizeExceeded(.init(contextSize: size, tokenCount: count, debugDescription: e.description))
+            default: return LocalLanguageModelError.internalFailure(e.description)
+            }
+        case let e as BudgetTooSmall:
+            return LocalLanguageModelError.schemaCannotFitBudget(schemaName: schema?.name, minimumTokens: e.minimumTokens, budget: budget)
+        default:
+            return error
+        }
+    }
+
+    /// Generates on the sequential engine, on a worker thread, streaming updates back.
+    private func runSequential(prompt: PreparedPrompt, sampling: SamplingParameters, budget: Int, grammar: Grammar?,
+                               flag: CancellationFlag, started: ContinuousClock.Instant,
+                               events: EventTranslation) async throws -> GenerationSummary {
+        let (stream, continuation) = AsyncThrowingStream<GenerationUpdate, any Error>.makeStream()
+        continuation.onTermination = { _ in flag.cancel() }
+        let done = Completion()
+        let work = SequentialWork(executor: self, prompt: prompt, sampling: sampling, budget: budget, grammar: grammar,
+                                  flag: flag, started: started)
+        let launched = WorkerThread.start {
+            defer { done.signal() }
+            do {
+                let summary = try work.run { continuation.yield($0) }
+                continuation.yield(.finished(summary))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        guard launched else { throw LocalLanguageModelError.internalFailure("could not start a worker thread") }
+        var summary: GenerationSummary?
+        do {
+            for try await update in stream {
+                switch update {
+                case .prefilled: break
+                case .text(let text, let count): await events.text(text, tokenCount: count)
+                case .finished(let s): summary = s
+                }
+            }
+        } catch {
+            flag.cancel()
+            await done.wait()
+            throw error
+        }
+        flag.cancel()
+        await done.wait()
+        guard let summary else { throw EngineError.cancelled }
+        return summary
+    }
+
+    /// Generates free text on the pipelined engine: its producer thread decodes ahead while this
+    /// task detokenizes and sends events.
+    private func runPipelined(prompt: PreparedPrompt, sampling: SamplingParameters, budget: Int,
+                              flag: CancellationFlag, started: ContinuousClock.Instant,
+                              events: EventTranslation) async throws -> GenerationSummary {
+        let pooled = try pool.borrow(for: prompt.tokens)
+        defer {
+            let pool = self.pool
+            flag.cancel()
+            if !WorkerThread.start({ pool.giveBack(pooled) }) { pool.giveBack(pooled) }
+        }
+        guard let engine = pooled.pipelined else { throw LocalLanguageModelError.internalFailure("pipelined engine missing") }
+        var summary = GenerationSummary(stop: .maximumTokens)
+        summary.promptTokens = prompt.tokens.count
+        let stream = try engine.start(prompt: prompt.tokens, sampling: sampling, stopTokens: Set(tokenizer.endOfGenerationTokens),
+                                      maxTokens: budget, cancellation: flag)
+        let collected = UpdateBuffer()
+        var output = OutputText(tokenizer: tokenizer, stopSequences: prompt.stopSequences) { collected.items.append($0) }
+        var generated = 0
+        var firstAt: ContinuousClock.Instant?
+        var stopped = false
+        for try await token in stream {
+            if firstAt == nil {
+                firstAt = .now
+                summary.timeToFirstToken = (firstAt! - started).seconds
+            }
+            generated += 1
+            stopped = output.append([token])
+            for case .text(let text, let count) in collected.take() { await events.text(text, tokenCount: count) }
+            if stopped { flag.cancel(); break }
+        }
+        output.flush()
+        for case .text(let text, let count) in collected.take() { await events.text(text, tokenCount: count) }
+        if !stopped, Task.isCancelled || stream.finishReason == .cancelled { throw EngineError.cancelled }
+        summary.cachedTokens = stream.prefill.cachedTokenCount
+        summary.outputTokens = generated
+        switch stream.finishReason {
+        case .stopToken?: summary.stop = .endOfGeneration
+        default: summary.stop = stopped ? .stopSequence : .maximumTokens
+        }
+        if let firstAt, generated > 1 {
+            let seconds = (ContinuousClock.now - firstAt).seconds
+            if seconds > 0 { summary.tokensPerSecond = Double(generated - 1) / seconds }
+        }
+        return summary
+    }
+}
+
+/// The blocking half of a sequential generation, run on a worker thread.
+private struct SequentialWork: @unchecked Sendable {
+    let executor: LocalLanguageModel.Executor
+    let prompt: PreparedPrompt
+    let sampling: SamplingParameters
+    let budget: Int
+    let grammar: Grammar?
+    let flag: CancellationFlag
+    let started: ContinuousClock.Instant
+
+    func run(_ emit: @escaping (GenerationUpdate) -> Void) throws -> GenerationSummary {
+        let guide = grammar.map {
+            GuidedDecoding(grammar: $0, vocabulary: executor.vocabulary, tokenizer: executor.tokenizer,
+                           byteTokens: executor.byteTokens)
+        }
+        // Refuse before any compute when even the shortest valid output cannot fit.
+        if let guide, let plan = guide.completionPlan(), plan.count > budget {
+            throw BudgetTooSmall(minimumTokens: plan.count)
+        }
+        let pooled = try executor.pool.borrow(for: prompt.tokens)
+        defer { executor.pool.giveBack(pooled) }
+        pooled.settle()
+        let sampler = try Sampler(vocabularySize: executor.weights.config.vocabularySize, parameters: sampling)
+        let loop = GenerationLoop(engine: pooled.sequential, tokenizer: executor.tokenizer, sampler: sampler, guide: guide,
+                                  stopSequences: prompt.stopSequences, maximumTokens: budget, cancellation: flag,
+                                  reusePrefix: true, started: started, emit: emit)
+        return try loop.run(prompt: prompt.tokens)
+    }
+}
+
+/// Updates collected synchronously, then sent asynchronously.
+private final class UpdateBuffer {
+    var items: [GenerationUpdate] = []
+    func take() -> [GenerationUpdate] {
+        defer { items.removeAll() }
+        return items
+    }
+}
+
+/// A one-shot signal a task can await (not cancellable: the waiter always sees the worker end).
+final class Completion: Sendable {
+    private let state = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func signal() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.done = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for w in waiters { w.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if s.done { return true }
+                s.waiters.append(c)
+                return false
+            }
+            if now { c.resume() }
+        }
+    }
+}
+
+/// Raises a cancellation flag when a request's deadline passes.
+final class DeadlineWatch: Sendable {
+    private final class Fired: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+    private let timer: Task<Void, Never>?
+    private let state = Fired()
+
+    init(timeout: Duration?, flag: CancellationFlag) {
+        guard let timeout else { timer = nil; return }
+        let state = self.state
+        timer = Task {
+            do { try await Task.sleep(for: timeout) } catch { return }
+            state.value.store(true, ordering: .releasing)
+            flag.cancel()
+        }
+    }
+
+    /// Whether the deadline passed (and raised the flag).
+    var fired: Bool { state.value.load(ordering: .acquiring) }
+
+    /// Stops watching.
+    func stop() { timer?.cancel() }
+}
