@@ -15,6 +15,7 @@ public func exampleModelPath() -> String {
 
 /// Writes a status line to standard error (answers go to standard output).
 public func printStatus(_ text: String) {
+    fflush(stdout)  // keep the order of answers and status lines when both go to one terminal
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 

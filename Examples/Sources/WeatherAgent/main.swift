@@ -18,6 +18,9 @@ let session = LanguageModelSession(
 let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 80, toolCallingMode: .required)
 print("user: \(question)")
 let response = try await session.respond(to: question, options: options)
+if response.toolCalls.isEmpty {
+    printStatus("(the model answered without calling getWeather)")
+}
 for call in response.toolCalls {
     print("tool call: \(call.toolName)(\(call.arguments.jsonString))")
 }
