@@ -15,7 +15,8 @@ let model = MiniLocalModel(path: exampleModelPath())
 let session = LanguageModelSession(model: model, instructions: "You are a concise assistant.")
 
 var printed = 0
-let stream = session.streamResponse(to: "Name three colours of the rainbow.")
+let stream = session.streamResponse(to: "Name three colours of the rainbow.",
+                                    options: GenerationOptions(maximumResponseTokens: 60))
 for try await snapshot in stream {
     writeStreamed(snapshot.content.dropFirst(printed))
     printed = snapshot.content.count
@@ -24,6 +25,7 @@ print()
 let answer = try await stream.collect()
 printStatus(performanceLine("custom model, streamed text", answer.transcriptEntries))
 
-let city = try await session.respond(to: "Describe Paris.", generating: City.self)
+let city = try await session.respond(to: "Describe Paris.", generating: City.self,
+                                    options: GenerationOptions(maximumResponseTokens: 120))
 print("\(city.content.name), \(city.content.country): population \(city.content.population)")
 printStatus(performanceLine("custom model, structured", city.transcriptEntries))
