@@ -24,7 +24,8 @@ let text = """
     """
 
 let model = LocalLanguageModel(path: exampleModelPath())
-let session = LanguageModelSession(model: model, instructions: "Extract contact details from the user's text.")
+let session = LanguageModelSession(
+    model: model, instructions: "Extract the contact details of the person who wrote the text. Copy names, e-mail addresses and phone numbers exactly as written.")
 print("schema: \(try GenerationSchema(deriving: Contact.self).jsonString)")
 let response = try await session.respond(to: text, generating: Contact.self,
                                          options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 120))
