@@ -15,7 +15,7 @@ public func exampleModelPath() -> String {
 
 /// Writes a status line to standard error (answers go to standard output).
 public func printStatus(_ text: String) {
-    fflush(stdout)  // keep the order of answers and status lines when both go to one terminal
+    fflush(nil)  // flush stdout first, so answers and status lines keep their order on one terminal
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
