@@ -1,14 +1,16 @@
 import Foundation
 
-/// Turns generated text into channel events: response text and reasoning (split at the model's
-/// markers) as they are produced, metadata with the first content event, and the authoritative
-/// cumulative usage and final metadata at the end.
+/// Turns generated text into channel events: response text, reasoning and tool calls (recognised
+/// by the tool-call dialect's stream parser) as they are produced, metadata with the first content
+/// event, and the authoritative cumulative usage and final metadata at the end.
 final class EventTranslation {
     typealias Channel = LanguageModelExecutorGenerationChannel
     private let channel: Channel
     let responseID = UUID().uuidString
     let reasoningID = UUID().uuidString
-    private var splitter: ReasoningSplitter?
+    let toolCallsID = UUID().uuidString
+    private var parser: ToolCallStreamParser
+    private var toolCallsOpened = false
     private let baseMetadata: Channel.Metadata
     private var responseOpened = false
     private var reasoningOpened = false
@@ -17,35 +19,38 @@ final class EventTranslation {
     private var trimLeadingResponseSpace: Bool
 
     /// - Parameters:
-    ///   - reasoningMarkers: the model's reasoning delimiters (nil: all output is response text).
+    ///   - parser: splits output into text, reasoning and calls (its dialect nil: no calls).
     ///   - trimLeadingSpace: drop whitespace before the first response text (plain-format
     ///     prompts end with `assistant:` and models continue with a space).
-    init(channel: Channel, metadata: Channel.Metadata, reasoningMarkers: (open: String, close: String)?,
-         startsInReasoning: Bool, trimLeadingSpace: Bool) {
+    init(channel: Channel, metadata: Channel.Metadata, parser: ToolCallStreamParser, trimLeadingSpace: Bool) {
         self.channel = channel
         baseMetadata = metadata
-        splitter = reasoningMarkers.map { ReasoningSplitter(open: $0.open, close: $0.close, startsInReasoning: startsInReasoning) }
-        trimLeadingResponseSpace = trimLeadingSpace || reasoningMarkers != nil
+        self.parser = parser
+        trimLeadingResponseSpace = trimLeadingSpace || parser.reasoning != nil
     }
 
     /// Whether any response text was sent.
     var hasResponse: Bool { responseOpened }
 
     /// Handles new output text produced by `tokenCount` tokens.
-    func text(_ text: String, tokenCount: Int) async {
+    func text(_ text: String, tokenCount: Int) async throws {
         pendingTokens += tokenCount
-        let pieces = splitter != nil ? splitter!.consume(text) : (text.isEmpty ? [] : [.text(text)])
-        for piece in pieces { await send(piece) }
+        for event in try parse({ (p: inout ToolCallStreamParser) throws(ToolCallingError) in try p.consume(text) }) { await send(event) }
     }
 
-    /// Sends what the splitter held back.
-    func flush() async {
-        guard splitter != nil else { return }
-        for piece in splitter!.finish() { await send(piece) }
+    /// Sends what the parser held back; throws when a call was left unfinished.
+    func flush() async throws {
+        for event in try parse({ (p: inout ToolCallStreamParser) throws(ToolCallingError) in try p.finish() }) { await send(event) }
     }
 
-    private func send(_ piece: OutputPiece) async {
-        switch piece {
+    private func parse(_ body: (inout ToolCallStreamParser) throws(ToolCallingError) -> [ToolCallStreamEvent]) throws -> [ToolCallStreamEvent] {
+        do { return try body(&parser) } catch {
+            throw LocalLanguageModelError.malformedToolCall(error.description)
+        }
+    }
+
+    private func send(_ event: ToolCallStreamEvent) async {
+        switch event {
         case .text(var text):
             if trimLeadingResponseSpace && !responseOpened {
                 text = String(text.drop(while: { $0 == " " || $0 == "\n" }))
@@ -67,21 +72,34 @@ final class EventTranslation {
                 await channel.send(.reasoning(entryID: reasoningID, action: .updateMetadata(baseMetadata)))
             }
             await channel.send(.reasoning(entryID: reasoningID, action: .appendText(text, tokenCount: tokens)))
-        case .toolCall:
-            break
+        case .toolCall(let call):
+            let tokens = pendingTokens
+            pendingTokens = 0
+            if !toolCallsOpened {
+                toolCallsOpened = true
+                await channel.send(.toolCalls(entryID: toolCallsID, action: .updateMetadata(baseMetadata)))
+            }
+            await channel.send(.toolCalls(entryID: toolCallsID, action: .toolCall(
+                id: call.id, name: call.toolName, action: .appendArguments(call.arguments.jsonString, tokenCount: tokens))))
         }
     }
 
     /// Sends the final metadata and cumulative usage to the response entry (opening it when the
-    /// model produced no text), and usage to the reasoning entry when there was one.
-    func finish(_ summary: GenerationSummary, extra: Channel.Metadata) async {
-        await flush()
+    /// model produced neither text nor calls), and usage to the reasoning and tool-calls entries
+    /// when there were some.
+    func finish(_ summary: GenerationSummary, extra: Channel.Metadata) async throws {
+        try await flush()
         var metadata = baseMetadata
         for (k, v) in extra { metadata[k] = v }
         let input = Channel.Usage.Input(totalTokenCount: summary.promptTokens, cachedTokenCount: summary.cachedTokens)
         let output = Channel.Usage.Output(totalTokenCount: summary.outputTokens, reasoningTokenCount: reasoningTokens)
         if reasoningOpened {
             await channel.send(.reasoning(entryID: reasoningID, action: .updateUsage(input: input, output: output)))
+        }
+        if toolCallsOpened {
+            await channel.send(.toolCalls(entryID: toolCallsID, action: .updateMetadata(metadata)))
+            await channel.send(.toolCalls(entryID: toolCallsID, action: .updateUsage(input: input, output: output)))
+            if !responseOpened { return }
         }
         responseOpened = true
         await channel.send(.response(entryID: responseID, action: .updateMetadata(metadata)))

@@ -46,6 +46,8 @@ struct GenerationLoop {
     let guide: GuidedDecoding?
     /// Strings that end generation (not part of the output), e.g. the next plain-format role line.
     let stopSequences: [String]
+    /// Control tokens decoded as their text (tool-call and reasoning markers).
+    let markerTokens: Set<Int32>
     /// Output tokens allowed (already capped by the context).
     let maximumTokens: Int
     let cancellation: CancellationFlag
@@ -60,7 +62,7 @@ struct GenerationLoop {
             || sampler.parameters.frequencyPenalty != 0 {
             for t in prompt.suffix(sampler.parameters.penaltyWindow) { sampler.accept(t) }
         }
-        var output = OutputText(tokenizer: tokenizer, stopSequences: stopSequences, emit: emit)
+        var output = OutputText(tokenizer: tokenizer, stopSequences: stopSequences, markerTokens: markerTokens, emit: emit)
         var summary = GenerationSummary(stop: .maximumTokens)
         summary.promptTokens = prompt.count
         summary.cachedTokens = prefill.cachedTokenCount
@@ -126,7 +128,7 @@ struct GenerationLoop {
 
                 if !maskReady { guide.computeMask() }
                 maskReady = false
-                guard let token = sampler.sample(logits, mask: guide.mask.withUnsafeBufferPointer { $0.baseAddress }) else {
+                guard let token = guide.mask.withUnsafeBufferPointer({ sampler.sample(logits, mask: $0.baseAddress) }) else {
                     throw LocalLanguageModelError.internalFailure("the grammar allows no token here")
                 }
                 summary.sampledTokens += 1
@@ -205,21 +207,32 @@ struct BudgetTooSmall: Error {
 struct OutputText {
     private var decoder: StreamingDecoder
     private let stopSequences: [String]
+    private let markerTokens: Set<Int32>
+    private let tokenizer: Tokenizer
     private let emit: (GenerationUpdate) -> Void
     private var held = ""
     private var heldTokens = 0
     private(set) var stopped = false
 
-    init(tokenizer: Tokenizer, stopSequences: [String], emit: @escaping (GenerationUpdate) -> Void) {
+    init(tokenizer: Tokenizer, stopSequences: [String], markerTokens: Set<Int32> = [],
+         emit: @escaping (GenerationUpdate) -> Void) {
         decoder = StreamingDecoder(tokenizer: tokenizer, isStartOfText: false)
+        self.tokenizer = tokenizer
         self.stopSequences = stopSequences
+        self.markerTokens = markerTokens
         self.emit = emit
     }
 
     /// Adds tokens; returns true when a stop sequence appeared (the text before it was emitted).
     mutating func append(_ ids: [Int32]) -> Bool {
         var piece = ""
-        for id in ids { piece += (try? decoder.append(id)) ?? "" }
+        for id in ids {
+            if markerTokens.contains(id) {
+                piece += decoder.finish() + (tokenizer.tokenText(id) ?? "")
+            } else {
+                piece += (try? decoder.append(id)) ?? ""
+            }
+        }
         held += piece
         heldTokens += ids.count
         guard !stopSequences.isEmpty else {

@@ -22,8 +22,17 @@ extension LocalLanguageModel.Executor {
                 debugDescription: "the pipelined engine exposes no logits, so it cannot constrain output to a schema; use the sequential or automatic variant"))
         }
         try Task.checkCancellation()
-        let prompt = try preparePrompt(request.transcript, schema: request.schema, contextOptions: request.contextOptions)
-        let sampling = try SamplingResolution.parameters(request.generationOptions, defaults: configuration.sampling)
+        let options = request.generationOptions
+        let tools = request.enabledToolDefinitions
+        let toolsActive = !tools.isEmpty && options.toolCallingMode?.kind != .disallowed
+        if tools.isEmpty, options.toolCallingMode?.kind == .required {
+            throw LocalLanguageModelError.invalidGenerationOptions("a tool call is required but no tools are enabled")
+        }
+        let thinking = ReasoningConfiguration.resolve(level: request.contextOptions.reasoningLevel,
+                                                      templateSource: template?.source, markers: reasoning).thinkingEnabled
+        let prompt = try preparePrompt(request.transcript, schema: request.schema, contextOptions: request.contextOptions,
+                                       tools: tools)
+        let sampling = try SamplingResolution.parameters(options, defaults: configuration.sampling)
         let contextSize = configuration.contextSize
         guard prompt.tokens.count < contextSize else {
             throw LanguageModelError.contextSizeExceeded(.init(
@@ -31,22 +40,29 @@ extension LocalLanguageModel.Executor {
                 debugDescription: "the rendered transcript is \(prompt.tokens.count) tokens; the context holds \(contextSize) (prompt and response)"))
         }
         let room = contextSize - prompt.tokens.count
-        let requested = request.generationOptions.maximumResponseTokens ?? configuration.sampling.maximumResponseTokens ?? room
+        let requested = options.maximumResponseTokens ?? configuration.sampling.maximumResponseTokens ?? room
         guard requested >= 0 else {
             throw LocalLanguageModelError.invalidGenerationOptions("maximumResponseTokens \(requested) is negative")
         }
         let budget = min(requested, room)
+        // The one place tool calling plugs in: with tools on a variant that has logits, the
+        // dialect's grammar admits text (or the schema's JSON) or well-formed calls.
         var grammar: Grammar?
         if let schema = request.schema { grammar = try await self.grammar(for: schema) }
+        if toolsActive, configuration.variant != .pipelined {
+            grammar = try await toolGrammar(tools: tools, mode: options.toolCallingMode, response: grammar,
+                                            schema: request.schema, thinking: thinking)
+        }
 
         let useSequential = grammar != nil || configuration.variant == .sequential
         let metadata: LanguageModelExecutorGenerationChannel.Metadata = [
             "modelID": modelID, "requestID": request.id.uuidString,
             "variant": useSequential ? LocalLanguageModel.Variant.sequential.rawValue : LocalLanguageModel.Variant.pipelined.rawValue,
         ]
-        let events = EventTranslation(channel: channel, metadata: metadata,
-                                      reasoningMarkers: grammar == nil ? facts.reasoningMarkers : nil,
-                                      startsInReasoning: prompt.startsInReasoning, trimLeadingSpace: template == nil)
+        let parser = ToolCallStreamParser(dialect: toolsActive ? dialect : nil, reasoning: reasoning,
+                                          startsInReasoning: prompt.startsInReasoning,
+                                          callsOnlyAtStart: request.schema != nil ? true : nil)
+        let events = EventTranslation(channel: channel, metadata: metadata, parser: parser, trimLeadingSpace: template == nil)
         let flag = CancellationFlag()
         let deadline = DeadlineWatch(timeout: configuration.timeout, flag: flag)
         defer { deadline.stop() }
@@ -79,7 +95,7 @@ extension LocalLanguageModel.Executor {
             extra["forcedTokens"] = summary.forcedTokens
             extra["budgetSteers"] = summary.budgetSteers
         }
-        await events.finish(summary, extra: extra)
+        try await events.finish(summary, extra: extra)
     }
 
     /// Maps engine and loop failures onto the errors callers handle.
@@ -96,7 +112,7 @@ extension LocalLanguageModel.Executor {
             default: return LocalLanguageModelError.internalFailure(e.description)
             }
         case let e as BudgetTooSmall:
-            return LocalLanguageModelError.schemaCannotFitBudget(schemaName: schema?.name, minimumTokens: e.minimumTokens, budget: budget)
+            return LocalLanguageModelError.schemaCannotFitBudget(schemaName: schema.flatMap { $0.name.isEmpty ? nil : $0.name }, minimumTokens: e.minimumTokens, budget: budget)
         default:
             return error
         }
@@ -127,7 +143,7 @@ extension LocalLanguageModel.Executor {
             for try await update in stream {
                 switch update {
                 case .prefilled: break
-                case .text(let text, let count): await events.text(text, tokenCount: count)
+                case .text(let text, let count): try await events.text(text, tokenCount: count)
                 case .finished(let s): summary = s
                 }
             }
@@ -159,7 +175,7 @@ extension LocalLanguageModel.Executor {
         let stream = try engine.start(prompt: prompt.tokens, sampling: sampling, stopTokens: Set(tokenizer.endOfGenerationTokens),
                                       maxTokens: budget, cancellation: flag)
         let collected = UpdateBuffer()
-        var output = OutputText(tokenizer: tokenizer, stopSequences: prompt.stopSequences) { collected.items.append($0) }
+        var output = OutputText(tokenizer: tokenizer, stopSequences: prompt.stopSequences, markerTokens: markerTokens) { collected.items.append($0) }
         var generated = 0
         var firstAt: ContinuousClock.Instant?
         var stopped = false
@@ -170,11 +186,11 @@ extension LocalLanguageModel.Executor {
             }
             generated += 1
             stopped = output.append([token])
-            for case .text(let text, let count) in collected.take() { await events.text(text, tokenCount: count) }
+            for case .text(let text, let count) in collected.take() { try await events.text(text, tokenCount: count) }
             if stopped { flag.cancel(); break }
         }
         output.flush()
-        for case .text(let text, let count) in collected.take() { await events.text(text, tokenCount: count) }
+        for case .text(let text, let count) in collected.take() { try await events.text(text, tokenCount: count) }
         if !stopped, Task.isCancelled || stream.finishReason == .cancelled { throw EngineError.cancelled }
         summary.cachedTokens = stream.prefill.cachedTokenCount
         summary.outputTokens = generated
@@ -214,7 +230,7 @@ private struct SequentialWork: @unchecked Sendable {
         pooled.settle()
         let sampler = try Sampler(vocabularySize: executor.weights.config.vocabularySize, parameters: sampling)
         let loop = GenerationLoop(engine: pooled.sequential, tokenizer: executor.tokenizer, sampler: sampler, guide: guide,
-                                  stopSequences: prompt.stopSequences, maximumTokens: budget, cancellation: flag,
+                                  stopSequences: prompt.stopSequences, markerTokens: executor.markerTokens, maximumTokens: budget, cancellation: flag,
                                   reusePrefix: true, started: started, emit: emit)
         return try loop.run(prompt: prompt.tokens)
     }

@@ -4,110 +4,213 @@ import Grammar
 import LoomJSON
 import Synchronization
 
+/// Everything an executor holds for one configuration — the shared weights, tokenizer, chat
+/// template, tool-call dialect, grammar vocabulary, engine pool, prefix cache and compiled
+/// grammars — shared by every executor (every session) with an equal configuration, so a new
+/// session starts warm and finds its engines' KV caches. Held weakly by the registry: it goes
+/// away with its last executor.
+final class LocalRuntime: Sendable {
+    private static let registry = Mutex<[LocalLanguageModel.Executor.Configuration: WeakRuntime]>([:])
+
+    private struct WeakRuntime {
+        weak var runtime: LocalRuntime?
+    }
+
+    /// The runtime for `configuration`, made on first use.
+    static func shared(for configuration: LocalLanguageModel.Executor.Configuration) throws -> LocalRuntime {
+        try registry.withLock { (table) throws -> LocalRuntime in
+            if let live = table[configuration]?.runtime { return live }
+            let made = try LocalRuntime(configuration: configuration)
+            table = table.filter { $0.value.runtime != nil }
+            table[configuration] = WeakRuntime(runtime: made)
+            return made
+        }
+    }
+
+    /// The configuration this executor was built from.
+    let configuration: LocalLanguageModel.Executor.Configuration
+    let weights: Engine.Model
+    let tokenizer: Tokenizer
+    let template: ChatTemplate?
+    let bosText: String
+    let eosText: String
+    let facts: LocalModelInspection.Facts
+    /// How this model writes tool calls (template-native family or the fallback).
+    let dialect: ToolCallDialect
+    /// The model's reasoning markers, nil when it has none.
+    let reasoning: ReasoningMarkers?
+    /// Control tokens that spell dialect or reasoning markers: decoded as their text.
+    let markerTokens: Set<Int32>
+    let vocabulary: Vocabulary
+    let byteTokens: [Int32]
+    let pool: EnginePool
+    let prefixCache: PrefixCache
+    private let grammars = Mutex<[String: Grammar]>([:])
+
+    /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
+    /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable, malformed or
+    ///   unsupported file; `.chatTemplateFailed` when its chat template does not parse;
+    ///   `.invalidConfiguration` for a context size or thread count that cannot work.
+    init(configuration: LocalLanguageModel.Executor.Configuration) throws {
+        self.configuration = configuration
+        let path = configuration.path
+        guard configuration.contextSize >= 16 else {
+            throw LocalLanguageModelError.invalidConfiguration("context size \(configuration.contextSize) is below 16 tokens")
+        }
+        guard configuration.threads >= 1 else {
+            throw LocalLanguageModelError.invalidConfiguration("thread count \(configuration.threads) must be at least 1")
+        }
+        do {
+            weights = try ModelStore.shared.model(path: path)
+        } catch {
+            throw LocalLanguageModelError.modelLoadFailed(path: path, reason: error)
+        }
+        do {
+            tokenizer = try Tokenizer(gguf: weights.file)
+        } catch {
+            throw LocalLanguageModelError.modelLoadFailed(path: path, reason: .badTokenizer("\(error)"))
+        }
+        do {
+            template = try weights.file.chatTemplate()
+        } catch {
+            throw LocalLanguageModelError.chatTemplateFailed("\(error)")
+        }
+        bosText = weights.file.bosTokenText
+        eosText = weights.file.eosTokenText
+        facts = LocalModelInspection.facts(file: weights.file)
+        let special = ToolCallingVocabulary.specialTokenTexts(of: tokenizer)
+        dialect = ToolCallDialect.detect(template: template, specialTokens: special)
+        reasoning = ReasoningMarkers.detect(specialTokens: special)
+        let markers = dialect.markers + (reasoning.map { [$0.open, $0.close] } ?? [])
+        markerTokens = ToolCallingVocabulary.markerTokenIDs(of: tokenizer, markers: markers)
+        let size = max(weights.config.vocabularySize, tokenizer.vocabularySize)
+        var pieces = ToolCallingVocabulary.grammarTokenBytes(of: tokenizer, markers: markers)
+        while pieces.count < size { pieces.append([]) }
+        vocabulary = Vocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
+        byteTokens = GuidedDecoding.byteTokens(tokenizer: tokenizer, size: size)
+        let cache = PrefixCache(byteBudget: 64 << 20)
+        prefixCache = cache
+        let transformer = TransformerConfiguration(threads: configuration.threads, contextLength: configuration.contextSize,
+                                                   kvCacheType: configuration.kvCacheType)
+        let model = weights
+        let variant = configuration.variant
+        pool = EnginePool { () throws -> PooledEngine in
+            if variant == .sequential {
+                return PooledEngine(sequential: try SequentialEngine(model: model, configuration: transformer, prefixCache: cache))
+            }
+            return PooledEngine(pipelined: try PipelinedEngine(model: model, configuration: transformer, prefixCache: cache))
+        }
+    }
+
+    /// What this executor's model supports (the vocabulary and template are known here).
+    var capabilities: LanguageModelCapabilities {
+        LocalModelInspection.capabilities(facts: facts, variant: configuration.variant)
+    }
+
+    /// The compiled tool-call grammar for a request (plain text or a well-formed call of one of
+    /// `tools`, as `mode` allows; `response` in place of text under a schema), compiled on a
+    /// large-stack worker thread and cached.
+    func toolGrammar(tools: [Transcript.ToolDefinition], mode: GenerationOptions.ToolCallingMode?,
+                     response: Grammar?, schema: GenerationSchema?, thinking: Bool) async throws -> Grammar {
+        var key = "tools|\(mode?.kind.rawValue ?? "allowed")|\(thinking)|\(schema?.jsonString ?? "-")"
+        for t in tools { key += "|\(t.name)|\(t.description)|\(t.parameters.jsonString)" }
+        if let known = grammars.withLock({ $0[key] }) { return known }
+        let dialect = self.dialect
+        let markers = thinking ? reasoning : nil
+        let options = configuration.grammar
+        let compiled: Grammar
+        do {
+            compiled = try await WorkerThread.run { () throws -> Grammar in
+                try ToolCallGrammar.make(tools: tools, dialect: dialect, mode: mode, response: response,
+                                         reasoning: markers, options: options)
+            }
+        } catch let error as ToolCallingError {
+            switch error {
+            case .invalidParameterSchema(let name, let reason):
+                throw LanguageModelError.unsupportedGenerationGuide(.init(
+                    schemaName: name, debugDescription: "cannot enforce the parameters of tool '\(name)' exactly: \(reason)"))
+            default:
+                throw LocalLanguageModelError.internalFailure(error.description)
+            }
+        }
+        grammars.withLock { $0[key] = compiled }
+        return compiled
+    }
+
+    /// The model's name for metadata: the file name without its extension.
+    var modelID: String {
+        URL(fileURLWithPath: configuration.path).deletingPathExtension().lastPathComponent
+    }
+
+    /// The compiled grammar for `schema`, compiling it on a large-stack worker thread the first time.
+    func grammar(for schema: GenerationSchema) async throws -> Grammar {
+        let key = schema.jsonString
+        if let known = grammars.withLock({ $0[key] }) { return known }
+        let options = configuration.grammar
+        let json = schema.jsonSchema
+        let compiled: Grammar
+        do {
+            compiled = try await WorkerThread.run { () throws -> Grammar in
+                try Grammar(jsonSchema: json, options: options)
+            }
+        } catch let error as GrammarError {
+            switch error.kind {
+            case .unsupported, .syntax, .unresolvedReference, .limit:
+                throw LanguageModelError.unsupportedGenerationGuide(.init(
+                    schemaName: schema.name, debugDescription: "cannot enforce the schema exactly: \(error)"))
+            }
+        }
+        grammars.withLock { $0[key] = compiled }
+        return compiled
+    }
+}
+
 extension LocalLanguageModel {
     /// Runs a `LocalLanguageModel`: holds the shared weights, the tokenizer, the chat template, a
-    /// pool of engines (one generation per engine at a time) and compiled schemas.
+    /// pool of engines (one generation per engine at a time) and compiled schemas — shared with
+    /// every other executor of an equal configuration.
     ///
     /// Compute runs on dedicated threads, never on Swift's cooperative pool; cancelling the
     /// calling task stops it within one token.
     public final class Executor: LanguageModelExecutor {
         public typealias Model = LocalLanguageModel
 
-        /// The configuration this executor was built from.
-        public let configuration: Configuration
-        let weights: Engine.Model
-        let tokenizer: Tokenizer
-        let template: ChatTemplate?
-        let bosText: String
-        let eosText: String
-        let facts: LocalModelInspection.Facts
-        let vocabulary: Vocabulary
-        let byteTokens: [Int32]
-        let pool: EnginePool
-        let prefixCache: PrefixCache
-        private let grammars = Mutex<[String: Grammar]>([:])
+        let runtime: LocalRuntime
 
         /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
         /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable, malformed or
         ///   unsupported file; `.chatTemplateFailed` when its chat template does not parse;
         ///   `.invalidConfiguration` for a context size or thread count that cannot work.
         public init(configuration: Configuration) throws {
-            self.configuration = configuration
-            let path = configuration.path
-            guard configuration.contextSize >= 16 else {
-                throw LocalLanguageModelError.invalidConfiguration("context size \(configuration.contextSize) is below 16 tokens")
-            }
-            guard configuration.threads >= 1 else {
-                throw LocalLanguageModelError.invalidConfiguration("thread count \(configuration.threads) must be at least 1")
-            }
-            do {
-                weights = try ModelStore.shared.model(path: path)
-            } catch {
-                throw LocalLanguageModelError.modelLoadFailed(path: path, reason: error)
-            }
-            do {
-                tokenizer = try Tokenizer(gguf: weights.file)
-            } catch {
-                throw LocalLanguageModelError.modelLoadFailed(path: path, reason: .badTokenizer("\(error)"))
-            }
-            do {
-                template = try weights.file.chatTemplate()
-            } catch {
-                throw LocalLanguageModelError.chatTemplateFailed("\(error)")
-            }
-            bosText = weights.file.bosTokenText
-            eosText = weights.file.eosTokenText
-            facts = LocalModelInspection.facts(file: weights.file)
-            let size = max(weights.config.vocabularySize, tokenizer.vocabularySize)
-            var pieces: [[UInt8]] = []
-            pieces.reserveCapacity(size)
-            for id in 0..<size { pieces.append(tokenizer.tokenBytes(Int32(id))) }
-            vocabulary = Vocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
-            byteTokens = GuidedDecoding.byteTokens(tokenizer: tokenizer, size: size)
-            let cache = PrefixCache(byteBudget: 64 << 20)
-            prefixCache = cache
-            let transformer = TransformerConfiguration(threads: configuration.threads, contextLength: configuration.contextSize,
-                                                       kvCacheType: configuration.kvCacheType)
-            let model = weights
-            let variant = configuration.variant
-            pool = EnginePool { () throws -> PooledEngine in
-                if variant == .sequential {
-                    return PooledEngine(sequential: try SequentialEngine(model: model, configuration: transformer, prefixCache: cache))
-                }
-                return PooledEngine(pipelined: try PipelinedEngine(model: model, configuration: transformer, prefixCache: cache))
-            }
+            runtime = try LocalRuntime.shared(for: configuration)
         }
 
+        /// The configuration this executor was built from.
+        public var configuration: Configuration { runtime.configuration }
         /// What this executor's model supports (the vocabulary and template are known here).
-        public var capabilities: LanguageModelCapabilities {
-            LocalModelInspection.capabilities(facts: facts, variant: configuration.variant)
-        }
+        public var capabilities: LanguageModelCapabilities { runtime.capabilities }
 
-        /// The model's name for metadata: the file name without its extension.
-        var modelID: String {
-            URL(fileURLWithPath: configuration.path).deletingPathExtension().lastPathComponent
-        }
+        var weights: Engine.Model { runtime.weights }
+        var tokenizer: Tokenizer { runtime.tokenizer }
+        var template: ChatTemplate? { runtime.template }
+        var bosText: String { runtime.bosText }
+        var eosText: String { runtime.eosText }
+        var facts: LocalModelInspection.Facts { runtime.facts }
+        var dialect: ToolCallDialect { runtime.dialect }
+        var reasoning: ReasoningMarkers? { runtime.reasoning }
+        var markerTokens: Set<Int32> { runtime.markerTokens }
+        var vocabulary: Vocabulary { runtime.vocabulary }
+        var byteTokens: [Int32] { runtime.byteTokens }
+        var pool: EnginePool { runtime.pool }
+        var modelID: String { runtime.modelID }
 
-        /// The compiled grammar for `schema`, compiling it on a large-stack worker thread the first time.
         func grammar(for schema: GenerationSchema) async throws -> Grammar {
-            let key = schema.jsonString
-            if let known = grammars.withLock({ $0[key] }) { return known }
-            let options = configuration.grammar
-            let json = schema.jsonSchema
-            let compiled: Grammar
-            do {
-                compiled = try await WorkerThread.run { () throws -> Grammar in
-                    try Grammar(jsonSchema: json, options: options)
-                }
-            } catch let error as GrammarError {
-                switch error.kind {
-                case .unsupported, .syntax, .unresolvedReference, .limit:
-                    throw LanguageModelError.unsupportedGenerationGuide(.init(
-                        schemaName: schema.name, debugDescription: "cannot enforce the schema exactly: \(error)"))
-                }
-            }
-            grammars.withLock { $0[key] = compiled }
-            return compiled
+            try await runtime.grammar(for: schema)
+        }
+
+        func toolGrammar(tools: [Transcript.ToolDefinition], mode: GenerationOptions.ToolCallingMode?,
+                         response: Grammar?, schema: GenerationSchema?, thinking: Bool) async throws -> Grammar {
+            try await runtime.toolGrammar(tools: tools, mode: mode, response: response, schema: schema, thinking: thinking)
         }
     }
 }

@@ -64,9 +64,11 @@ public struct LocalLanguageModel: LanguageModel {
                   kvCacheType: kvCacheType, sampling: sampling, grammar: grammar)
     }
 
-    /// What this model supports. Without reading the file only the variant is known, so the
-    /// vocabulary-dependent `.reasoning` is reported once the file has been inspected
-    /// (see `LocalModelInspection`).
+    /// What this model supports, detected from the file (its metadata is read once per file and
+    /// cached; the weights are not loaded): `.guidedGeneration` and `.toolCalling` on the
+    /// sequential and automatic variants (the grammar guarantees well-formed output from any
+    /// model); on the pipelined variant `.toolCalling` only when the chat template renders tools
+    /// itself; `.reasoning` when the vocabulary has reasoning markers (`<think>` …); never `.vision`.
     public var capabilities: LanguageModelCapabilities {
         LocalModelInspection.capabilities(path: url.path, variant: variant)
     }

@@ -13,6 +13,9 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
     case invalidConfiguration(String)
     /// A `GenerationOptions` value that cannot be honoured (negative temperature, top-k of 0, …).
     case invalidGenerationOptions(String)
+    /// The model wrote a tool call that is not well formed (possible only where no grammar
+    /// guarantees calls: the pipelined variant).
+    case malformedToolCall(String)
     /// Something inside Loom failed that the request did not cause (a bug or a resource limit).
     case internalFailure(String)
 
@@ -25,6 +28,7 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
                 + "more than the response budget of \(budget)"
         case .invalidConfiguration(let why): return "invalid configuration: \(why)"
         case .invalidGenerationOptions(let why): return "invalid generation options: \(why)"
+        case .malformedToolCall(let why): return "malformed tool call: \(why)"
         case .internalFailure(let why): return "internal failure: \(why)"
         }
     }

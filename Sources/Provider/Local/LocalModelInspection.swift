@@ -16,9 +16,7 @@ enum LocalModelInspection {
     private static let cache = Mutex<[ModelStore.FileIdentity: Facts]>([:])
 
     /// Marker pairs recognised as reasoning delimiters, in preference order.
-    static let reasoningMarkerPairs: [(String, String)] = [
-        ("<think>", "</think>"), ("<thinking>", "</thinking>"), ("<|begin_of_thought|>", "<|end_of_thought|>"),
-    ]
+    static let reasoningMarkerPairs: [(String, String)] = ReasoningMarkers.known.map { ($0.open, $0.close) }
 
     /// The facts for the file at `path`; nil when it cannot be read.
     static func facts(path: String) -> Facts? {
@@ -36,13 +34,14 @@ enum LocalModelInspection {
         if let tokens = file.metadata["tokenizer.ggml.tokens"]?.arrayValue {
             var texts = Set<String>()
             for t in tokens {
-                if let s = t.stringValue, s.count <= 24, s.hasPrefix("<") { texts.insert(s) }
+                if let s = t.stringValue, s.utf8.count <= 24 { texts.insert(s) }
             }
             markers = reasoningMarkerPairs.first { texts.contains($0.0) && texts.contains($0.1) }
         }
-        let template = file.chatTemplateSource() ?? ""
-        return Facts(reasoningMarkers: markers.map { (open: $0.0, close: $0.1) },
-                     templateRendersTools: template.contains("tools"))
+        // Tools count as native only when the template really renders them (probed, not grepped).
+        let template = try? file.chatTemplate()
+        let native = ToolCallDialect.detect(template: template ?? nil).rendersToolsNatively
+        return Facts(reasoningMarkers: markers.map { (open: $0.0, close: $0.1) }, templateRendersTools: native)
     }
 
     /// Capabilities of `variant` over the file at `path`: guided generation and grammar-backed

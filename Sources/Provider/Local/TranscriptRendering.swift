@@ -11,19 +11,13 @@ import LoomJSON
 /// tool-call dialect); tool output → a `tool` message. Attachments cannot be rendered by a
 /// text-only model and are reported together as `unsupportedTranscriptContent`.
 struct TranscriptRendering {
-    /// How tool calls and their outputs appear in history for this model.
-    var toolHistory: ToolHistoryStyle = .fallbackText
+    /// The model's tool-call dialect: how calls and outputs appear in history, and how tool
+    /// definitions reach the model (template `tools` or system-message text).
+    var dialect: ToolCallDialect = .fallback
+    /// The tools offered on this step (described to the model when its template does not).
+    var tools: [Transcript.ToolDefinition] = []
     /// Text appended to the last prompt (e.g. the response schema); nil for none.
     var promptSuffix: String?
-    /// Text appended to the system message (e.g. tool definitions for a fallback dialect).
-    var systemSuffix: String?
-
-    enum ToolHistoryStyle {
-        /// `tool_calls` arrays and `tool` role messages the template renders natively.
-        case native
-        /// Calls as `<tool_call>{…}</tool_call>` assistant text, outputs as `tool` messages.
-        case fallbackText
-    }
 
     /// The messages for `transcript`; throws `unsupportedTranscriptContent` naming every entry
     /// holding content a text model cannot take.
@@ -57,9 +51,7 @@ struct TranscriptRendering {
         for entry in transcript.entries {
             switch entry {
             case .instructions(let i):
-                var content = text(of: i.segments, entry: entry)
-                if let systemSuffix { content += content.isEmpty ? systemSuffix : "\n\n" + systemSuffix }
-                out.append(message("system", content))
+                out.append(message("system", text(of: i.segments, entry: entry)))
             case .prompt(let p):
                 lastPromptIndex = out.count
                 out.append(message("user", text(of: p.segments, entry: entry)))
@@ -72,28 +64,16 @@ struct TranscriptRendering {
                 let t = text(of: r.segments, entry: entry)
                 pendingReasoning = (pendingReasoning.map { $0 + "\n" } ?? "") + t
             case .toolCalls(let calls):
-                var extra: [(String, JSONValue)] = []
-                if let reasoning = pendingReasoning { extra.append(("reasoning_content", .string(reasoning))) }
-                pendingReasoning = nil
-                switch toolHistory {
-                case .native:
-                    let list: [JSONValue] = calls.map { call in
-                        .object(JSONObject([
-                            ("id", .string(call.id)), ("type", .string("function")),
-                            ("function", .object(JSONObject([("name", .string(call.toolName)),
-                                                              ("arguments", call.arguments.jsonValue)]))),
-                        ]))
-                    }
-                    extra.append(("tool_calls", .array(list)))
-                    out.append(message("assistant", "", extra))
-                case .fallbackText:
-                    let text = calls.map { FallbackToolCallFormat.callText(name: $0.toolName, arguments: $0.arguments.jsonValue) }
-                        .joined(separator: "\n")
-                    out.append(message("assistant", text, extra))
+                var m = dialect.assistantMessage(calls: calls.calls)
+                if let reasoning = pendingReasoning, case .object(var o) = m {
+                    o["reasoning_content"] = .string(reasoning)
+                    m = .object(o)
                 }
+                pendingReasoning = nil
+                out.append(m)
             case .toolOutput(let o):
-                out.append(message("tool", text(of: o.segments, entry: entry),
-                                   [("tool_call_id", .string(o.id)), ("name", .string(o.toolName))]))
+                _ = text(of: o.segments, entry: entry)
+                out.append(dialect.toolOutputMessage(o))
             }
         }
         if !unsupported.isEmpty {
@@ -109,19 +89,6 @@ struct TranscriptRendering {
                 out.append(message("user", promptSuffix))
             }
         }
-        return out
-    }
-}
-
-/// The tool-call syntax used when a template has none of its own: one JSON object per call
-/// between `<tool_call>` tags (the Hermes convention, which small models follow well).
-enum FallbackToolCallFormat {
-    static let open = "<tool_call>"
-    static let close = "</tool_call>"
-
-    /// `<tool_call>{"name": …, "arguments": {…}}</tool_call>`.
-    static func callText(name: String, arguments: JSONValue) -> String {
-        let call = JSONValue.object(JSONObject([("name", .string(name)), ("arguments", arguments)]))
-        return open + call.serialized() + close
+        return dialect.injectingTools(tools, into: out)
     }
 }

@@ -1,0 +1,110 @@
+import Foundation
+import Grammar
+import LoomJSON
+import Provider
+
+/// Locates `../shared` and the default model; tests that need them fail, never skip.
+enum E2EData {
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    static let shared: URL = {
+        if let env = ProcessInfo.processInfo.environment["LOOM_SHARED"] { return URL(fileURLWithPath: env) }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    }()
+
+    /// SmolLM2-135M-Instruct (`models/default.gguf`).
+    static var defaultModel: String { packageRoot.appendingPathComponent("models/default.gguf").path }
+    /// A template-less llama2.c model.
+    static var stories: String { shared.appendingPathComponent("models/stories260K.gguf").path }
+
+    /// The default model as the suites use it: small context, sequential unless told.
+    static func smol(_ variant: LocalLanguageModel.Variant = .sequential, context: Int = 1024) -> LocalLanguageModel {
+        LocalLanguageModel(path: defaultModel, variant: variant, contextSize: context)
+    }
+}
+
+/// Records executor events for tests that drive an executor directly.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [LanguageModelExecutorGenerationChannel.Event] = []
+
+    var channel: LanguageModelExecutorGenerationChannel {
+        LanguageModelExecutorGenerationChannel { [self] event in record(event) }
+    }
+
+    private func record(_ event: LanguageModelExecutorGenerationChannel.Event) {
+        lock.withLock { events.append(event) }
+    }
+
+    var all: [LanguageModelExecutorGenerationChannel.Event] {
+        lock.withLock { events }
+    }
+
+    /// Response text appended, in order.
+    var texts: [String] {
+        all.compactMap {
+            if case .response(let r) = $0.kind.storage, case .appendText(let t, _, _) = r.action { return t }
+            return nil
+        }
+    }
+
+    /// Token counts credited by response appends.
+    var textTokenCounts: [Int] {
+        all.compactMap {
+            if case .response(let r) = $0.kind.storage, case .appendText(_, _, let n) = r.action { return n }
+            return nil
+        }
+    }
+
+    /// The last usage update of the response entry.
+    var usage: (LanguageModelExecutorGenerationChannel.Usage.Input, LanguageModelExecutorGenerationChannel.Usage.Output)? {
+        for e in all.reversed() {
+            if case .response(let r) = e.kind.storage, case .updateUsage(let i, let o, _) = r.action { return (i, o) }
+        }
+        return nil
+    }
+}
+
+extension LanguageModelSession.Response {
+    /// The response entry's metadata.
+    var responseMetadata: [String: GeneratedContent] {
+        for entry in transcriptEntries.reversed() {
+            if case .response(let r) = entry { return r.metadata }
+        }
+        return [:]
+    }
+
+    /// An integer metadata value.
+    func metadataInt(_ key: String) -> Int? {
+        guard case .number(let n)? = responseMetadata[key]?.jsonValue else { return nil }
+        return Int(n.description)
+    }
+}
+
+/// Whether `text` is accepted, completely, by the grammar of `schema` compiled for recognition
+/// (any whitespace, any property order): an independent check of generated output.
+func grammarAccepts(_ text: String, schema: JSONValue) throws -> Bool {
+    let grammar = try Grammar(jsonSchema: schema, options: .recognition)
+    let vocabulary = Vocabulary(tokens: (0..<256).map { [UInt8($0)] }, endOfGeneration: [])
+    let matcher = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
+    return matcher.accept(bytes: Array(text.utf8)) && matcher.isComplete
+}
+
+/// Runs `body` on a thread with a large stack (schema compilation recurses; test tasks run on
+/// small cooperative-pool stacks).
+func onLargeStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+        let thread = Thread {
+            do { c.resume(returning: try body()) } catch { c.resume(throwing: error) }
+        }
+        thread.stackSize = 256 << 20
+        thread.start()
+    }
+}

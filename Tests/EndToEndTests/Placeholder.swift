@@ -1,2 +1,0 @@
-import Testing
-@Suite struct EndToEndTestsPlaceholder { @Test func builds() {} }

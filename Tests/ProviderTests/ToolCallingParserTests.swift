@@ -1,0 +1,171 @@
+import Testing
+import LoomJSON
+@testable import Provider
+
+@Suite struct ToolCallingParserTests {
+    /// Events with adjacent deltas of one kind merged (chunking may split a delta).
+    static func normalized(_ events: [ToolCallStreamEvent]) -> [ToolCallStreamEvent] {
+        var out: [ToolCallStreamEvent] = []
+        for e in events {
+            switch (out.last, e) {
+            case (.text(let a)?, .text(let b)): out[out.count - 1] = .text(a + b)
+            case (.reasoning(let a)?, .reasoning(let b)): out[out.count - 1] = .reasoning(a + b)
+            default: out.append(e)
+            }
+        }
+        return out
+    }
+
+    static func parse(_ chunks: [[UInt8]], _ make: () -> ToolCallStreamParser) throws -> [ToolCallStreamEvent] {
+        var p = make()
+        var events: [ToolCallStreamEvent] = []
+        for c in chunks { events += try p.consume(bytes: c) }
+        events += try p.finish()
+        return normalized(events)
+    }
+
+    /// Parses whole, then split at every byte position, then byte by byte: all must agree.
+    static func parseAllChunkings(_ text: String, _ make: () -> ToolCallStreamParser) throws -> [ToolCallStreamEvent] {
+        let bytes = Array(text.utf8)
+        let whole = try parse([bytes], make)
+        for i in 0...bytes.count {
+            let split = try parse([Array(bytes[..<i]), Array(bytes[i...])], make)
+            #expect(split == whole, "split at byte \(i) of \(text.debugDescription)")
+        }
+        #expect(try parse(bytes.map { [$0] }, make) == whole, "byte by byte: \(text.debugDescription)")
+        return whole
+    }
+
+    static func call(_ name: String, _ args: JSONValue, id: String = "id0") -> ToolCallStreamEvent {
+        .toolCall(Transcript.ToolCall(id: id, toolName: name, arguments: GeneratedContent(jsonValue: args)))
+    }
+
+    static func parser(_ d: ToolCallDialect?, reasoning: ReasoningMarkers? = nil, startsInReasoning: Bool = false,
+                       onlyAtStart: Bool? = nil) -> () -> ToolCallStreamParser {
+        { ToolCallStreamParser(dialect: d, reasoning: reasoning, startsInReasoning: startsInReasoning,
+                               callsOnlyAtStart: onlyAtStart, makeCallID: { "id\($0)" }) }
+    }
+
+    @Test func fallbackCallAfterText() throws {
+        let out = try Self.parseAllChunkings(
+            #"Let me check. <tool_call>{"name": "getWeather", "arguments": {"city":"Paris"}}</tool_call>"#, Self.parser(.fallback))
+        #expect(out == [.text("Let me check. "), Self.call("getWeather", ["city": "Paris"])])
+    }
+
+    @Test func hermesSeveralCallsWithNewlines() throws {
+        let text = "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": \"</tool_call> {\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": \"{\\\"y\\\": 2}\"}\n</tool_call>"
+        let out = try Self.parseAllChunkings(text, Self.parser(.hermes))
+        #expect(out == [Self.call("a", ["x": "</tool_call> {"], id: "id0"), Self.call("b", ["y": 2], id: "id1")])
+    }
+
+    @Test func textWithAngleBracketsThatAreNotMarkers() throws {
+        let text = "a < b, <tool but not a call, <think> no reasoning here, 日本語 é 😀 <"
+        let out = try Self.parseAllChunkings(text, Self.parser(.hermes))
+        #expect(out == [.text(text)])
+    }
+
+    @Test func halfOpenerIsHeldBack() throws {
+        var p = ToolCallStreamParser(dialect: .fallback)
+        #expect(try p.consume("Hello <tool") == [.text("Hello ")])
+        #expect(try p.consume("_ca") == [])
+        #expect(try p.consume("t") == [.text("<tool_cat")])
+        #expect(try p.finish() == [])
+        // A character split across chunks is held until it is complete.
+        var q = ToolCallStreamParser(dialect: .fallback)
+        let bytes = Array("é".utf8)
+        #expect(try q.consume(bytes: [bytes[0]]) == [])
+        #expect(try q.consume(bytes: [bytes[1]]) == [.text("é")])
+    }
+
+    @Test func textAfterCallsIsText() throws {
+        let out = try Self.parseAllChunkings(#"<tool_call>{"name": "a", "arguments": {}}</tool_call> Done."#, Self.parser(.fallback))
+        #expect(out == [Self.call("a", [:]), .text("Done.")])
+    }
+
+    @Test func mistralArrayKeepsTheModelsIDs() throws {
+        let text = #"[TOOL_CALLS][{"name": "a", "arguments": {"k": [1, {"z": "]"}]}, "id": "abcDEF123"}, {"name": "b", "arguments": {}}]"#
+        let out = try Self.parseAllChunkings(text, Self.parser(.mistral))
+        #expect(out == [Self.call("a", ["k": [1, ["z": "]"]]], id: "abcDEF123"), Self.call("b", [:], id: "id1")])
+    }
+
+    @Test func mistralMarkerLaterInTheReplyIsText() throws {
+        let text = #"Sure [TOOL_CALLS][{"name": "a", "arguments": {}}]"#
+        #expect(try Self.parseAllChunkings(text, Self.parser(.mistral)) == [.text(text)])
+    }
+
+    @Test func llama3WholeReplyCall() throws {
+        let out = try Self.parseAllChunkings("\n {\"name\": \"getWeather\", \"parameters\": {\"city\": \"Oslo\"}}", Self.parser(.llama3))
+        #expect(out == [Self.call("getWeather", ["city": "Oslo"])])
+        let tagged = try Self.parseAllChunkings(#"<|python_tag|>{"name": "a", "parameters": {}}"#, Self.parser(.llama3))
+        #expect(tagged == [Self.call("a", [:])])
+    }
+
+    @Test func llama3JSONThatIsNotACallIsText() throws {
+        let text = #"{"name": "Ada", "age": 36}"#
+        #expect(try Self.parseAllChunkings(text, Self.parser(.llama3)) == [.text(text)])
+        let prose = #"The object {"name": "x"} is JSON."#
+        #expect(try Self.parseAllChunkings(prose, Self.parser(.llama3)) == [.text(prose)])
+        let spaced = "  Hello"
+        #expect(try Self.parseAllChunkings(spaced, Self.parser(.llama3)) == [.text(spaced)])
+    }
+
+    @Test func reasoningThenAnswer() throws {
+        let out = try Self.parseAllChunkings("<think>\nLet me think: 2+2.\n</think>\n\nIt is 4.", Self.parser(.hermes, reasoning: .think))
+        #expect(out == [.reasoning("Let me think: 2+2.\n"), .text("It is 4.")])
+    }
+
+    @Test func reasoningThenStartOnlyCall() throws {
+        let text = "<think>use the tool</think>\n[TOOL_CALLS][{\"name\": \"a\", \"arguments\": {}}]"
+        let out = try Self.parseAllChunkings(text, Self.parser(.mistral, reasoning: .think))
+        #expect(out == [.reasoning("use the tool"), Self.call("a", [:])])
+    }
+
+    @Test func promptOpenedReasoning() throws {
+        let out = try Self.parseAllChunkings("hmm</think>Answer", Self.parser(.hermes, reasoning: .think, startsInReasoning: true))
+        #expect(out == [.reasoning("hmm"), .text("Answer")])
+    }
+
+    @Test func unfinishedReasoningIsFlushedAsReasoning() throws {
+        let out = try Self.parseAllChunkings("<think>still thinking </thi", Self.parser(.hermes, reasoning: .think))
+        #expect(out == [.reasoning("still thinking </thi")])
+    }
+
+    @Test func callsNotParsedWhenDisallowed() throws {
+        let text = #"<tool_call>{"name": "a", "arguments": {}}</tool_call>"#
+        #expect(try Self.parseAllChunkings(text, Self.parser(nil)) == [.text(text)])
+    }
+
+    @Test func responseSchemaMakesCallsStartOnly() throws {
+        let text = #"{"answer": "<tool_call>{\"name\": \"a\"}</tool_call>"}"#
+        #expect(try Self.parseAllChunkings(text, Self.parser(.hermes, onlyAtStart: true)) == [.text(text)])
+        let call = #"<tool_call>{"name": "a", "arguments": {}}</tool_call>"#
+        #expect(try Self.parseAllChunkings(call, Self.parser(.hermes, onlyAtStart: true)) == [Self.call("a", [:])])
+    }
+
+    @Test func malformedCallsThrow() throws {
+        var p = ToolCallStreamParser(dialect: .fallback)
+        #expect(throws: ToolCallingError.self) { _ = try p.consume("<tool_call>oops") }
+        var q = ToolCallStreamParser(dialect: .fallback)
+        _ = try q.consume(#"<tool_call>{"name": "a", "argu"#)
+        #expect(throws: ToolCallingError.self) { _ = try q.finish() }
+        var r = ToolCallStreamParser(dialect: .hermes)
+        #expect(throws: ToolCallingError.self) { _ = try r.consume(#"<tool_call>{"arguments": {}}</tool_call>"#) }
+        var s = ToolCallStreamParser(dialect: .hermes)
+        #expect(throws: ToolCallingError.self) { _ = try s.consume(#"<tool_call>{"name": "a", "arguments": 3}</tool_call>"#) }
+    }
+
+    @Test func missingOrCutCloserIsTolerated() throws {
+        let out = try Self.parseAllChunkings(#"<tool_call>{"name": "a", "arguments": {}}</tool_"#, Self.parser(.fallback))
+        #expect(out == [Self.call("a", [:])])
+        let bare = try Self.parseAllChunkings(#"<tool_call>{"name": "a", "arguments": {}}"#, Self.parser(.fallback))
+        #expect(bare == [Self.call("a", [:])])
+    }
+
+    @Test func defaultCallIDsAreNineAlphanumerics() throws {
+        var p = ToolCallStreamParser(dialect: .fallback)
+        let events = try p.consume(#"<tool_call>{"name": "a", "arguments": {}}</tool_call>"#)
+        guard case .toolCall(let c)? = events.first else { Issue.record("no call"); return }
+        #expect(c.id.count == 9 && c.id.allSatisfy { $0.isLetter || $0.isNumber })
+        #expect(p.calls == [c])
+    }
+}
