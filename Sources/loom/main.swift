@@ -17,6 +17,7 @@ enum LoomCommands {
         BenchCommand.self,
         RunCommand.self,
         ChatCommand.self,
+        ServeCommand.self,
     ]
 }
 

@@ -1,0 +1,301 @@
+// Any `LanguageModel` served as OpenAI-compatible Chat Completions.
+//
+// Why the executor and not `LanguageModelSession`: Chat Completions is stateless and the
+// *client* runs the tools. A session either has no tools (and then offers none to the model:
+// it builds `enabledTools` from its own `Tool` values) or runs the tools itself and loops; it
+// cannot return the model's calls to the caller. The executor surface is exactly one generation
+// step — transcript + enabled tool definitions + schema + options in, channel events out — which
+// is one Chat Completions request. So the service builds the transcript itself, applies the
+// same capability gate the session applies, and calls the model's executor; the executor is
+// built once (loading the model) and shared by every request, as a session's executor store
+// would share it (executors tolerate concurrent calls).
+import Foundation
+import HTTPServer
+import LoomJSON
+import Provider
+import Synchronization
+
+/// Serves one `LanguageModel` over HTTP: `POST /v1/chat/completions` (streamed and not),
+/// `GET /v1/models`, `GET /v1/models/{id}` and `GET /health`.
+///
+/// ```swift
+/// let service = ChatCompletionsService(model: model, modelID: "smollm2")
+/// let server = HTTPServer(configuration: .init(port: 8080), router: service.router)
+/// try server.start()           // /health answers 503 while loading
+/// try await service.load()     // builds the executor (loads weights) and prewarms it
+/// ```
+public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
+    /// The served model.
+    public let model: Model
+    /// The id clients put in `model` (and `GET /v1/models` lists). Requests naming another
+    /// model (neither this id nor one of `aliases`) get 404 `model_not_found`, as from OpenAI.
+    public let modelID: String
+    /// Other names accepted in `model` (for example the model's file name), never listed.
+    public let aliases: Set<String>
+    /// `owned_by` in the model list.
+    public let ownedBy: String
+    /// Unix seconds when the service was created (the model's `created`).
+    public let created: Int
+
+    private enum LoadState {
+        case idle
+        case loading
+        case ready(Model.Executor)
+        case failed(String)
+    }
+
+    private let state = Mutex<LoadState>(.idle)
+
+    /// A service for `model`; nothing is loaded until `load()`.
+    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom") {
+        self.model = model
+        self.modelID = modelID
+        self.aliases = aliases
+        self.ownedBy = ownedBy
+        created = Int(Date().timeIntervalSince1970)
+    }
+
+    /// True once `load()` has succeeded (`GET /health` answers 200).
+    public var isReady: Bool {
+        state.withLock { if case .ready = $0 { return true }; return false }
+    }
+
+    /// Builds the model's executor — for a local model, loading its weights — on a thread of its
+    /// own (never the cooperative pool), then prewarms it with `transcript`. Until this returns,
+    /// generation requests and `/health` answer 503; if it throws, they keep answering 503 with
+    /// the load error (a later call retries). While a load is in progress, or after one
+    /// succeeded, further calls return at once.
+    public func load(prewarming transcript: Transcript = Transcript()) async throws {
+        let proceed = state.withLock { s -> Bool in
+            switch s {
+            case .ready, .loading: return false
+            case .idle, .failed:
+                s = .loading
+                return true
+            }
+        }
+        guard proceed else { return }
+        let configuration = model.executorConfiguration
+        do {
+            let executor = try await Self.onOwnThread { try Model.Executor(configuration: configuration) }
+            executor.prewarm(model: model, transcript: transcript)
+            state.withLock { $0 = .ready(executor) }
+        } catch {
+            state.withLock { $0 = .failed("\(error)") }
+            throw error
+        }
+    }
+
+    private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+            let thread = Thread { c.resume(with: Result { try body() }) }
+            thread.name = "loom-model-load"
+            thread.start()
+        }
+    }
+
+    /// The routes: generation is `limited` (counts against the server's parallel/queue gate),
+    /// the model list is not, and `/health` is also public (no API key), for load balancers.
+    public var router: HTTPRouter {
+        var router = HTTPRouter()
+        register(on: &router)
+        return router
+    }
+
+    /// Adds the service's routes to `router`.
+    public func register(on router: inout HTTPRouter) {
+        router.add("POST", "/v1/chat/completions", limited: true) { [self] in await chatCompletions($0) }
+        router.add("GET", "/v1/models", limited: false) { [self] _ in models() }
+        router.add("GET", "/v1/models/\(modelID)", limited: false) { [self] _ in
+            .json(ChatCompletionsWireFormat.modelObject(id: modelID, created: created, ownedBy: ownedBy))
+        }
+        router.add("GET", "/health", limited: false, isPublic: true) { [self] _ in health() }
+    }
+
+    // MARK: - Simple routes
+
+    /// `GET /health`: 200 `{"status":"ok"}` once loaded, 503 with an error envelope before.
+    public func health() -> HTTPResponse {
+        if let unavailable = unavailableError() { return unavailable.response }
+        return .json(.object(JSONObject([("status", .string("ok"))])))
+    }
+
+    /// `GET /v1/models`.
+    public func models() -> HTTPResponse {
+        .json(.object(JSONObject([
+            ("object", .string("list")),
+            ("data", .array([ChatCompletionsWireFormat.modelObject(id: modelID, created: created, ownedBy: ownedBy)])),
+        ])))
+    }
+
+    private func unavailableError() -> ChatCompletionsServiceError? {
+        state.withLock { s -> ChatCompletionsServiceError? in
+            switch s {
+            case .ready: return nil
+            case .idle, .loading:
+                return ChatCompletionsServiceError(status: 503, message: "The model is loading; retry shortly.",
+                                                   type: "unavailable_error", code: "model_loading", retryAfterSeconds: 1)
+            case .failed(let why):
+                return ChatCompletionsServiceError(status: 503, message: "The model failed to load: \(why)",
+                                                   type: "unavailable_error", code: "model_load_failed")
+            }
+        }
+    }
+
+    private var executor: Model.Executor? {
+        state.withLock { if case .ready(let e) = $0 { return e }; return nil }
+    }
+
+    // MARK: - Chat completions
+
+    /// `POST /v1/chat/completions`.
+    public func chatCompletions(_ http: HTTPRequest) async -> HTTPResponse {
+        let request: ChatCompletionsRequest
+        do throws(ChatCompletionsServiceError) {
+            request = try ChatCompletionsRequest(body: http.body)
+            guard request.model == modelID || aliases.contains(request.model) else {
+                throw ChatCompletionsServiceError(
+                    status: 404, message: "The model '\(request.model)' does not exist; this server serves '\(modelID)'.",
+                    type: "invalid_request_error", code: "model_not_found", param: "model")
+            }
+            try request.checkCapabilities(model.capabilities)
+        } catch {
+            return error.response
+        }
+        if let unavailable = unavailableError() { return unavailable.response }
+        guard let executor else { return ChatCompletionsServiceError(generationError: CancellationError()).response }
+
+        // A client-chosen request id (a UUID, as Loom's client sends) traces through to the executor.
+        let requestID = http.headers["X-Request-ID"].flatMap(UUID.init(uuidString:)) ?? UUID()
+        let format = ChatCompletionsWireFormat(
+            id: "chatcmpl-" + requestID.uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
+            created: Int(Date().timeIntervalSince1970), model: modelID)
+        let run = GenerationRun(executor: executor, model: model, request: request.executorRequest(id: requestID))
+        var response = request.stream
+            ? await streamed(request, run: run, format: format)
+            : await complete(request, run: run, format: format)
+        response.headers.set("X-Request-ID", requestID.uuidString)
+        return response
+    }
+
+    private func complete(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat) async -> HTTPResponse {
+        defer { run.cancel() }
+        let cursor = GenerationCursor(run: run)
+        var finishReason: String?
+        var refusal: String?
+        do {
+            repeat {
+                _ = try await cursor.nextDeltas()
+                if cursor.assembler.producedAttachment { return Self.attachmentError.response }
+            } while !cursor.finished
+        } catch {
+            switch await Self.inBandOutcome(of: error, hasOutput: Self.hasOutput(cursor.assembler)) {
+            case .refusal(let text): refusal = text; finishReason = "stop"
+            case .contentFilter: finishReason = "content_filter"
+            case .error(let e): return e.response
+            }
+        }
+        if cursor.assembler.producedAttachment { return Self.attachmentError.response }
+        let reason = finishReason ?? cursor.assembler.finishReason(maximumResponseTokens: request.generationOptions.maximumResponseTokens)
+        return .json(format.completion(cursor.assembler, finishReason: reason, refusal: refusal))
+    }
+
+    private func streamed(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat) async -> HTTPResponse {
+        let cursor = GenerationCursor(run: run)
+        // Hold the response head until there is visible output (or the end): a failure before
+        // that — context overflow, an unenforceable schema — is still an HTTP error status.
+        var first: [ChatCompletionAssembler.Delta] = []
+        var early: InBandOutcome?
+        do {
+            first = try await cursor.nextDeltas()
+        } catch {
+            let outcome = await Self.inBandOutcome(of: error, hasOutput: false)
+            if case .error(let e) = outcome {
+                run.cancel()
+                return e.response
+            }
+            early = outcome
+        }
+        let (firstDeltas, earlyOutcome) = (first, early)
+        let includeUsage = request.includeUsage
+        let limit = request.generationOptions.maximumResponseTokens
+        return .eventStream { writer in
+            defer { cursor.run.cancel() }
+            func send(_ value: JSONValue) async throws { try await writer.sendEvent(value.serialized()) }
+            func send(_ delta: JSONObject, finish: String? = nil) async throws {
+                try await send(format.chunk(delta: delta, finishReason: finish, includeUsageField: includeUsage))
+            }
+            func finish(_ reason: String) async throws {
+                try await send(JSONObject(), finish: reason)
+                if includeUsage { try await send(format.usageChunk(cursor.assembler.usage)) }
+                try await writer.sendEvent("[DONE]")
+            }
+            func end(_ outcome: InBandOutcome) async throws {
+                switch outcome {
+                case .refusal(let text):
+                    try await send(JSONObject([("refusal", .string(text))]))
+                    try await finish("stop")
+                case .contentFilter:
+                    try await finish("content_filter")
+                case .error(let e):
+                    // OpenAI's in-band error: an error object as the last event, no [DONE].
+                    try await send(e.envelope)
+                }
+            }
+
+            try await send(JSONObject([("role", .string("assistant")), ("content", .string(""))]))
+            if let earlyOutcome { return try await end(earlyOutcome) }
+            var deltas = firstDeltas
+            while true {
+                if cursor.assembler.producedAttachment { return try await end(.error(Self.attachmentError)) }
+                if cursor.assembler.revisedStreamedOutput { return try await end(.error(Self.revisionError)) }
+                for delta in deltas { try await send(ChatCompletionsWireFormat.delta(delta)) }
+                if cursor.finished { break }
+                do {
+                    deltas = try await cursor.nextDeltas()
+                } catch {
+                    // A cancelled generation means the client is gone or the request timed out;
+                    // the connection is being torn down, so there is no one to tell.
+                    if error is CancellationError { throw error }
+                    return try await end(await Self.inBandOutcome(of: error, hasOutput: Self.hasOutput(cursor.assembler)))
+                }
+            }
+            try await finish(cursor.assembler.finishReason(maximumResponseTokens: limit))
+        }
+    }
+
+    // MARK: - Failures that are answers
+
+    /// How a generation error is reported: a refusal is the model's answer (`refusal`), a
+    /// guardrail stop after output is a `content_filter` finish, and everything else an error.
+    enum InBandOutcome: Sendable {
+        case refusal(String)
+        case contentFilter
+        case error(ChatCompletionsServiceError)
+    }
+
+    static func inBandOutcome(of error: any Error, hasOutput: Bool) async -> InBandOutcome {
+        if case LanguageModelError.refusal(let p)? = error as? LanguageModelError {
+            let explanation = (try? await p.explanation.content) ?? p.debugDescription
+            return .refusal(explanation)
+        }
+        if case LanguageModelError.guardrailViolation? = error as? LanguageModelError, hasOutput {
+            return .contentFilter
+        }
+        return .error(ChatCompletionsServiceError(generationError: error))
+    }
+
+    static func hasOutput(_ a: ChatCompletionAssembler) -> Bool {
+        !a.content.isEmpty || !a.toolCalls.isEmpty || !a.reasoning.isEmpty
+    }
+
+    static var attachmentError: ChatCompletionsServiceError {
+        ChatCompletionsServiceError(status: 500, message: "The model produced an attachment, which Chat Completions cannot carry.",
+                                    type: "server_error", code: "unsupported_output")
+    }
+
+    static var revisionError: ChatCompletionsServiceError {
+        ChatCompletionsServiceError(status: 500, message: "The model revised output that had already been streamed; retry without streaming.",
+                                    type: "server_error", code: "stream_revision")
+    }
+}

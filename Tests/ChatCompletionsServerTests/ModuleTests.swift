@@ -1,6 +1,0 @@
-import Testing
-@testable import ChatCompletionsServer
-
-@Suite struct ChatCompletionsServerModuleTests {
-    @Test func moduleLinks() { _ = ChatCompletionsServerModule.self }
-}
