@@ -57,9 +57,9 @@ enum BenchModel {
         let decodes = (0..<tg).map { Int32(($0 * 31 + 5) % vocab) }
 
         var ppRates: [Double] = [], tgRates: [Double] = [], ttfts: [Double] = []
-        let progress = StandardError.isTerminal && !args.has("json")
+        var progress = Progress(json: args.has("json"))
         for rep in 0...reps {
-            if progress { StandardError.write("\rbench: repetition \(rep)/\(reps)") }
+            progress.step("bench: repetition", rep, of: reps)
             cache.reset()
             let t0 = loom_now_seconds()
             _ = try transformer.evaluate(prompt, cache: cache)
@@ -75,7 +75,7 @@ enum BenchModel {
             ttfts.append((t2 - t0) * 1000)
             tgRates.append(Double(tg) / (t4 - t3))
         }
-        if progress { StandardError.write("\r\u{1B}[K") }
+        progress.clear()
 
         // A decoded token reads every weight once, except the embedding table (one row) unless
         // it doubles as the output head.

@@ -50,3 +50,35 @@ enum StandardOutput {
     /// Kept for call sites that mark where output must be complete; writes are unbuffered.
     static func flush() {}
 }
+
+/// How a failure is reported: one readable line, then the typed error's identity so a report
+/// can be matched to the case that produced it (`ModelLoadError.unreadable`).
+enum ErrorReport {
+    /// `loom COMMAND: <description> [<Type>.<case>]` (no suffix for the CLI's own errors).
+    static func line(command: String, _ error: any Error) -> String {
+        var text = message(error)
+        if !(error is RuntimeError) && !(error is UsageError) {
+            text += " [" + identity(error) + "]"
+        }
+        // Multi-line descriptions (a typed error quoting a template) are folded into one line.
+        let folded = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ⏎ ")
+        return "loom \(command): " + folded
+    }
+
+    /// The human-readable description (every typed error in Loom is `CustomStringConvertible`;
+    /// others print their case and payload).
+    static func message(_ error: any Error) -> String {
+        String(describing: error)
+    }
+
+    /// `Type.case` for enums, `Type` otherwise.
+    static func identity(_ error: any Error) -> String {
+        let type = String(describing: Swift.type(of: error))
+        let mirror = Mirror(reflecting: error)
+        if mirror.displayStyle == .enum {
+            if let label = mirror.children.first?.label { return type + "." + label }
+            return type + "." + String(describing: error).prefix { $0 != "(" }
+        }
+        return type
+    }
+}

@@ -4,13 +4,13 @@ import Engine
 enum EngineOptions {
     /// Option names these commands accept, for `Arguments`.
     static let options: Set<String> = ["model", "ids", "kv", "threads", "ctx"]
-    static let aliases = ["m": "model", "t": "threads", "c": "ctx"]
+    static let aliases = ["m": "model", "t": "threads", "c": "ctx", "context": "ctx"]
     static let usage = """
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --ids "1 2 3"      token ids (space- or comma-separated), evaluated as given (no BOS)
           --kv f32|f16       KV cache element type (default f32: exact)
           -t, --threads N    kernel threads (default 2)
-          -c, --ctx N        KV cache positions (default: enough for the run)
+          -c, --ctx N        KV cache positions (default: enough for the run; also --context)
 
         """
 

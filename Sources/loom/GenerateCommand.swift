@@ -37,7 +37,8 @@ enum GenerateCommand: LoomCommand {
         guard steps >= 0 else { throw UsageError("-n must not be negative") }
         let parameters = try samplingParameters(args)
 
-        let model = try Model(path: args.modelPath)
+        var progress = Progress(json: args.has("json"))
+        let model = try progress.during("loading \(args.modelPath)") { try Model(path: args.modelPath) }
         // The tokenizer is needed for -p and for text output; ids-only runs work without one.
         let tokenizer: Tokenizer?
         let promptIDs: [Int32]
@@ -73,7 +74,9 @@ enum GenerateCommand: LoomCommand {
         var promptSeconds = 0.0, decodeSeconds = 0.0
         if steps > 0 {
             let t0 = monotonicSeconds()
-            var logits = try transformer.evaluate(promptIDs, cache: cache)
+            var logits = try progress.during("evaluating the prompt (\(promptIDs.count) tokens)") {
+                try transformer.evaluate(promptIDs, cache: cache)
+            }
             promptSeconds = monotonicSeconds() - t0
             let t1 = monotonicSeconds()
             defer { decodeSeconds = monotonicSeconds() - t1 }

@@ -46,7 +46,9 @@ enum GrammarReplay {
         let slowReport = ProcessEnvironment.value("LOOM_REPLAY_SLOW") != nil
 
         let progress = ProcessEnvironment.value("LOOM_REPLAY_PROGRESS") != nil
+        var bar = Progress(json: args.has("json") || progress)
         for item in items {
+            bar.step("grammar replay: schema", perSchema.count + 1, of: items.count)
             if progress { StandardError.line("schema \(item.id)") }
             if !item.cases.isEmpty { withTests += 1 }
             let t0 = threadCPUNanos()
@@ -113,6 +115,7 @@ enum GrammarReplay {
                                                  ("passed", .bool(ok && !item.cases.isEmpty)), ("tests", .array(tests))])))
         }
 
+        bar.clear()
         func pct(_ xs: [UInt64], _ p: Double, scale: Double) -> JSONValue {
             guard !xs.isEmpty else { return .null }
             let s = xs.sorted()

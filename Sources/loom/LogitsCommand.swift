@@ -22,7 +22,8 @@ enum LogitsCommand: LoomCommand {
         guard let ids = try EngineOptions.ids(args), !ids.isEmpty else { throw UsageError("--ids is required") }
         let top = try args.int("top", default: 8)
         guard top >= 1 else { throw UsageError("--top must be at least 1") }
-        let model = try Model(path: args.modelPath)
+        var progress = Progress(json: args.has("json"))
+        let model = try progress.during("loading \(args.modelPath)") { try Model(path: args.modelPath) }
         let transformer = try EngineOptions.transformer(args, model: model, positions: ids.count)
         let cache = try transformer.makeCache()
         let k = min(top, model.config.vocabularySize)

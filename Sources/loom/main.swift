@@ -16,6 +16,7 @@ enum LoomCommands {
         GrammarCommand.self,
         BenchCommand.self,
         RunCommand.self,
+        ChatCommand.self,
         ServeCommand.self,
     ]
 }
@@ -60,11 +61,11 @@ do {
     StandardOutput.flush()
     exit(0)
 } catch let error as UsageError {
-    StandardError.line("loom \(command.name): \(error.description)")
+    StandardError.line(ErrorReport.line(command: command.name, error))
     StandardError.write(command.usage)
     exit(2)
 } catch {
     StandardOutput.flush()
-    StandardError.line("loom \(command.name): \(error)")
+    StandardError.line(ErrorReport.line(command: command.name, error))
     exit(1)
 }

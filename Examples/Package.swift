@@ -1,0 +1,34 @@
+// swift-tools-version:6.1
+// Loom's examples: small programs that use the library the way an app would. A separate package
+// so they depend on Loom exactly as a consumer does (by path here, by version in an app).
+//
+//   swift build --package-path Examples                   build them all (scripts/test does)
+//   swift run --package-path Examples -c release WeatherAgent models/default.gguf
+import PackageDescription
+
+let package = Package(
+    name: "LoomExamples",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "Loom", path: "..")],
+    targets: [
+        // Timing and argument helpers the examples share (tok/s lines, the model path).
+        .target(name: "ExampleSupport", dependencies: [.product(name: "Provider", package: "Loom")]),
+        // A `Tool` called through the session's tool loop, with LocalLanguageModel.
+        .executableTarget(name: "WeatherAgent", dependencies: [
+            "ExampleSupport", .product(name: "Provider", package: "Loom"),
+        ]),
+        // A Codable type generated with `respond(generating:)`: the schema is derived, the output guaranteed.
+        .executableTarget(name: "StructuredExtraction", dependencies: [
+            "ExampleSupport", .product(name: "Provider", package: "Loom"),
+        ]),
+        // A custom LanguageModel + LanguageModelExecutor built from Loom's Engine and Grammar
+        // (the code docs/custom-models.md walks through).
+        .executableTarget(name: "CustomModel", dependencies: [
+            "ExampleSupport",
+            .product(name: "Provider", package: "Loom"),
+            .product(name: "Engine", package: "Loom"),
+            .product(name: "Grammar", package: "Loom"),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)
