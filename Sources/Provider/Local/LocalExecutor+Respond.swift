@@ -49,7 +49,9 @@ extension LocalLanguageModel.Executor {
         // dialect's grammar admits text (or the schema's JSON) or well-formed calls.
         var grammar: Grammar?
         if let schema = request.schema { grammar = try await self.grammar(for: schema) }
-        if toolsActive, configuration.variant != .pipelined {
+        // With tools offered but calls disallowed the same grammar (mode .disallowed) keeps the
+        // call syntax out of the text.
+        if !tools.isEmpty, configuration.variant != .pipelined {
             grammar = try await toolGrammar(tools: tools, mode: options.toolCallingMode, response: grammar,
                                             schema: request.schema, thinking: thinking)
         }
