@@ -23,6 +23,6 @@ enum BenchCommand: LoomCommand {
             try BenchKernels.run(args)
             return
         }
-        try BenchModel.run(arguments)
+        try await BenchModel.run(arguments)
     }
 }

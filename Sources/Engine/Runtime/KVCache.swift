@@ -1,4 +1,9 @@
 import CTensor
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Element type of a KV cache.
 public enum KVCacheType: String, Codable, Sendable, CaseIterable {
@@ -14,8 +19,20 @@ public enum KVCacheType: String, Codable, Sendable, CaseIterable {
 /// The keys and values of one sequence, for every layer, at positions `0..<count`.
 ///
 /// Layout: for each layer, keys then values, each `[capacity × kvLength]` elements
-/// (`kvLength = kvHeads × headDim`, heads contiguous within a position). Memory is allocated once
-/// at creation; `append` and `truncate` never allocate.
+/// (`kvLength = kvHeads × headDim`, heads contiguous within a position). `store`, `commit` and
+/// `truncate` never allocate.
+///
+/// Memory: the whole capacity is reserved up front as one anonymous mapping, and the kernel
+/// commits physical pages on first write, so resident memory grows with the positions in use,
+/// in 4 KiB steps per layer table, while pointers never move and nothing is ever copied.
+/// Measured for SmolLM2 (30 layers × 192, F32) at 4096 positions: 180 MB reserved, +0 MB
+/// resident at creation, +2.8 MB after 64 positions, +22.8 MB after 512. The alternatives
+/// measured against it: committing everything at creation (`LOOM_KV_POPULATE=1`, kept as a
+/// knob) costs the full 180 MB per sequence whatever its length, for no decode speed-up
+/// (`loom generate --ctx 4096 -n 32` on SmolLM2: peak RSS 153 MB lazily vs 336 MB populated,
+/// decode no faster populated, 2 runs each); growing a heap buffer in chunks would copy every
+/// table at each growth (doubling from 256 to 4096 positions copies 169 MB) and move the
+/// pointers the attention kernel reads.
 ///
 /// A single-sequence cache: prefix reuse and multi-sequence management build on `truncate(to:)`.
 public final class KVCache {
@@ -31,6 +48,7 @@ public final class KVCache {
     public private(set) var count = 0
 
     private let storage: UnsafeMutableRawPointer
+    private let mappedBytes: Int
     private let layerBytes: Int
     private let tableBytes: Int
 
@@ -48,10 +66,25 @@ public final class KVCache {
         self.capacity = capacity
         tableBytes = table
         layerBytes = 2 * table
-        storage = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 64)
+        var flags = MAP_PRIVATE | MAP_ANONYMOUS
+        #if os(Linux)
+        if KVCache.populate { flags |= MAP_POPULATE }
+        #endif
+        guard let mapped = mmap(nil, total, PROT_READ | PROT_WRITE, flags, -1, 0), mapped != MAP_FAILED else {
+            throw .invalidConfiguration("could not reserve \(total) bytes for a KV cache of \(capacity) positions")
+        }
+        storage = mapped
+        mappedBytes = total
     }
 
-    deinit { storage.deallocate() }
+    deinit { munmap(storage, mappedBytes) }
+
+    /// `LOOM_KV_POPULATE=1`: commit every page at creation instead of on first write (for
+    /// measuring the two against each other).
+    private static let populate: Bool = {
+        guard let v = getenv("LOOM_KV_POPULATE") else { return false }
+        return String(cString: v) == "1"
+    }()
 
     /// Keys of `layer` (position-major, `kvLength` elements each).
     @inlinable public func keys(layer: Int) -> UnsafeRawPointer { UnsafeRawPointer(mutableKeys(layer: layer)) }

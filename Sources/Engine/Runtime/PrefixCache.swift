@@ -33,6 +33,9 @@ public final class PrefixCache: Sendable {
         public var insertions = 0
         /// Snapshots dropped to stay within the budget.
         public var evictions = 0
+
+        /// All counters zero (an empty, fresh store).
+        public init() {}
     }
 
     /// The keys and values of positions `0..<positions`, packed per layer (keys then values).
