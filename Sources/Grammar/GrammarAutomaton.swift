@@ -66,6 +66,20 @@ final class GrammarAutomaton {
 
     /// Per DFA: true when no state rejects any byte.
     let totalDFA: [Bool]
+    /// Pattern transition tables copied to stable memory for allocation-free walks (on first use).
+    private var dfaTables: [UnsafeMutablePointer<Int32>?] = []
+
+    /// The transition table of pattern `d` (`state * 256 + byte` → state or -1), at a fixed address.
+    func dfaTable(_ d: Int32) -> UnsafeMutablePointer<Int32> {
+        if dfaTables.isEmpty { dfaTables = Array(repeating: nil, count: dfas.count) }
+        if let t = dfaTables[Int(d)] { return t }
+        let src = dfas[Int(d)].trans
+        let t = UnsafeMutablePointer<Int32>.allocate(capacity: max(src.count, 1))
+        t.initialize(from: src, count: src.count)
+        dfaTables[Int(d)] = t
+        return t
+    }
+
     /// The longest token of the vocabulary the masks are computed over (set by the matcher before
     /// the first mask; isolated string states are canonicalised relative to it).
     var isolationTokenBytes = Int(Int32.max / 2)
@@ -105,6 +119,7 @@ final class GrammarAutomaton {
     }
 
     deinit {
+        for t in dfaTables { t?.deallocate() }
         if transMapped { munmap(UnsafeMutableRawPointer(trans), transBytes) } else { trans.deallocate() }
     }
 

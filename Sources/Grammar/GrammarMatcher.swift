@@ -19,6 +19,8 @@ public final class GrammarMatcher {
     /// Mask-sized scratch buffers (string components; number slices).
     private let scratch: UnsafeMutablePointer<UInt64>
     private let sliceScratch: UnsafeMutablePointer<UInt64>
+    /// Per-depth string states for `fillStringMask`.
+    private let stringStates: UnsafeMutablePointer<StringWalkState>
 
     static let terminated: Int32 = -3
 
@@ -41,6 +43,8 @@ public final class GrammarMatcher {
         scratch = .allocate(capacity: vocabulary.maskWordCount)
         scratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
         sliceScratch = .allocate(capacity: vocabulary.maskWordCount)
+        stringStates = .allocate(capacity: vocabulary.maxTokenLength + 2)
+        stringStates.initialize(repeating: StringWalkState(), count: vocabulary.maxTokenLength + 2)
         sliceScratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
     }
 
@@ -48,6 +52,7 @@ public final class GrammarMatcher {
         walk.deallocate()
         scratch.deallocate()
         sliceScratch.deallocate()
+        stringStates.deallocate()
     }
 
     /// A new matcher in the same state that shares this one's caches (not thread-safe together).
@@ -164,7 +169,11 @@ public final class GrammarMatcher {
             return
         }
         out.initialize(repeating: 0, count: vocabulary.maskWordCount)
-        fillMask(c, out, vocabulary.trie)
+        if let frame = automaton.isolatedStringFrame(c) {
+            fillStringMask(frame.spec, frame.state, out, vocabulary.trie, stringStates)
+        } else {
+            fillMask(c, out, vocabulary.trie)
+        }
         cache.store(c, out)
         if let key { vocabulary.sharedStringMasks.store(key, out, words: vocabulary.maskWordCount) }
     }
