@@ -19,7 +19,7 @@ import Testing
     }
 
     static func expectError(_ row: Row, _ compile: (String) throws(GrammarError) -> Grammar) {
-        do {
+        do throws(GrammarError) {
             _ = try compile(row.source)
             Issue.record("\(row.source) compiled; expected \(row.kind) error")
         } catch {
@@ -42,7 +42,7 @@ import Testing
         Row(#"{"properties":{"a":{"type":"string"}},"required":"a"}"#, .syntax, "required", "/required", "required must be an array of strings"),
         Row(#"{"type":"string""#, .syntax, "json", "", "invalid JSON at byte 16: unexpected end of input"),
         // References that go nowhere.
-        Row(#"{"$ref":"#/$defs/missing"}"#, .unresolvedReference, "$ref", "/$ref", "'#/$defs/missing' does not resolve"),
+        Row(##"{"$ref":"#/$defs/missing"}"##, .unresolvedReference, "$ref", "/$ref", "'#/$defs/missing' does not resolve"),
         Row(#"{"$ref":"https://example.com/schema.json"}"#, .unresolvedReference, "$ref", "/$ref",
             "unknown document 'https://example.com/schema.json'"),
         Row(##"{"$dynamicRef":"#meta"}"##, .unresolvedReference, "$ref", "/$dynamicRef", "no anchor 'meta' in loom:/root.json"),
@@ -126,12 +126,12 @@ import Testing
     /// resolved without looping; they impose nothing, so any JSON value is accepted, as `true`
     /// would. Recursive schemas that do constrain (a linked list) stay exact.
     @Test func recursiveReferenceLoopsTerminate() throws {
-        for schema in [#"{"$ref":"#"}"#, #"{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"#,
-                       #"{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}"#] {
+        for schema in [##"{"$ref":"#"}"##, ##"{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"##,
+                       ##"{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}"##] {
             let g = try Grammar(jsonSchema: schema)
             for instance in ["1", "{}", "\"a\"", "[null]"] { #expect(Self.accepts(g, instance), "\(schema) \(instance)") }
         }
-        let list = try Grammar(jsonSchema: #"{"$defs":{"node":{"type":"object","properties":{"v":{"type":"integer"},"next":{"$ref":"#/$defs/node"}},"additionalProperties":false}},"$ref":"#/$defs/node"}"#)
+        let list = try Grammar(jsonSchema: ##"{"$defs":{"node":{"type":"object","properties":{"v":{"type":"integer"},"next":{"$ref":"#/$defs/node"}},"additionalProperties":false}},"$ref":"#/$defs/node"}"##)
         #expect(Self.accepts(list, #"{"v":1,"next":{"v":2,"next":{}}}"#))
         #expect(!Self.isPrefix(list, #"{"v":1,"next":{"v":"x""#))
     }

@@ -16,5 +16,5 @@ let maximumNesting = getenv("LOOM_FUZZ_MAX_NESTING").flatMap { Int(String(cStrin
 FuzzEntry.run { bytes in
     if maximumNesting > 0 && bracketDepth(bytes) > maximumNesting { return }
     guard let grammar = try? Grammar(regex: String(decoding: bytes, as: UTF8.self)) else { return }
-    CheckedMatcher.walk(grammar, seed: fuzzHash(bytes), count: 24)
+    CheckedMatcher.walk(grammar, seed: fuzzHash(bytes), count: 8)
 }

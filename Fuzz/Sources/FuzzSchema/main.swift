@@ -22,9 +22,9 @@ FuzzEntry.run { bytes in
         grammar = try Grammar(jsonSchema: text)
     } catch {
         if error.kind == .unsupported, let lenient = try? Grammar(jsonSchema: text, options: JSONSchemaOptions(lenient: true)) {
-            CheckedMatcher.walk(lenient, seed: fuzzHash(bytes), count: 12)
+            CheckedMatcher.walk(lenient, seed: fuzzHash(bytes), count: 4)
         }
         return
     }
-    CheckedMatcher.walk(grammar, seed: fuzzHash(bytes), count: 24)
+    CheckedMatcher.walk(grammar, seed: fuzzHash(bytes), count: 8)
 }
