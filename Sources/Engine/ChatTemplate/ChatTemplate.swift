@@ -51,6 +51,7 @@ public struct ChatTemplate: Sendable {
         let root = Scope(parent: variables)
         for name in frames.root { root[name] = .missing(name) }
         let interpreter = TemplateInterpreter(limits: limits, now: now, frames: frames.frames)
+        defer { interpreter.releaseCycles() }
         try interpreter.execute(nodes, root)
         return interpreter.output
     }

@@ -24,6 +24,12 @@ final class Scope {
         }
     }
 
+    /// Drops every binding, releasing what this scope holds (see `TemplateInterpreter.releaseCycles`).
+    func removeAll() {
+        names.removeAll()
+        values.removeAll()
+    }
+
     func lookup(_ name: String) -> Value? {
         var s: Scope? = self
         while let scope = s {

@@ -35,7 +35,7 @@ extension TemplateInterpreter {
             if let bad = attributes.keys.compactMap(\.stringValue).first(where: { $0.hasPrefix("_") }) {
                 throw TemplateError(.security, "namespace attribute '\(bad)' is not allowed")
             }
-            let ns = Namespace(PyDict())
+            let ns = track(Namespace(PyDict()))
             for (k, v) in attributes.items { try ns.assign(k.stringValue ?? "", v) }
             return .namespace(ns)
         case "joiner":

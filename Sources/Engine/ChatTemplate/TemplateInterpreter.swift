@@ -15,6 +15,12 @@ final class TemplateInterpreter {
     /// Names that loop and macro bodies start as undefined (see `TemplateFrameAnalysis`).
     let frames: [ObjectIdentifier: [String]]
 
+    /// Scopes that macros close over, and namespaces, made during this render. A macro is bound
+    /// in the very scope it closes over, and a namespace can hold itself (directly or through a
+    /// loop or macro), so both form reference cycles that would leak on every render.
+    private var closureScopes: [Scope] = []
+    private var namespaces: [Namespace] = []
+
     init(limits: TemplateLimits, now: TemplateDateTime, frames: [ObjectIdentifier: [String]] = [:]) {
         self.limits = limits
         self.now = now
@@ -22,6 +28,21 @@ final class TemplateInterpreter {
     }
 
     enum Flow { case normal, breakLoop, continueLoop }
+
+    /// Records a namespace so `releaseCycles` can empty it.
+    func track(_ namespace: Namespace) -> Namespace {
+        namespaces.append(namespace)
+        return namespace
+    }
+
+    /// Breaks the reference cycles a render may have built (see `closureScopes`). Call once the
+    /// render is over: nothing it made is reachable afterwards, only its output string.
+    func releaseCycles() {
+        for scope in closureScopes { scope.removeAll() }
+        for namespace in namespaces { namespace.attributes = PyDict() }
+        closureScopes.removeAll()
+        namespaces.removeAll()
+    }
 
     func step() throws(TemplateError) {
         steps += 1
@@ -135,9 +156,11 @@ final class TemplateInterpreter {
             for f in filters { value = try applyFilter(f.name, value, try evaluateArguments(f.arguments, scope)) }
             try assign(target, value, scope)
         case .macro(let definition):
+            closureScopes.append(scope)
             scope[definition.name] = .callable(.macro(Macro(definition: definition, closure: scope)))
         case .callBlock(let callerDefinition, let call):
             guard case .call(let callee, let args) = call else { return .normal }
+            closureScopes.append(scope)
             var arguments = try evaluateArguments(args, scope)
             arguments.keyword.append(("caller", .callable(.macro(Macro(definition: callerDefinition, closure: scope)))))
             let result = try callValue(try evaluate(callee, scope), arguments)

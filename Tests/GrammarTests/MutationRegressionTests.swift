@@ -1,0 +1,102 @@
+import Foundation
+import Grammar
+import Testing
+
+/// The default run's bounded share of fuzzing (the long campaigns are `scripts/fuzz`): a fixed,
+/// seeded stream of mutations of real schemas, GBNF grammars and regexes. Every mutant must
+/// compile or fail with a `GrammarError`; every compiled one must give a mask without trapping
+/// and agree with `isAllowed` on it. Same seed, same mutants: a failure here replays exactly.
+@Suite struct MutationRegressionTests {
+    /// SplitMix64: a tiny, seedable generator, so the mutants do not depend on the platform's RNG.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let interesting = Array("{}[]\":,\\*+?|()^$.-0123456789eE \n\t\u{0}é".utf8) + [0x80, 0xFF, 0xC3]
+
+    static func mutate(_ seed: [UInt8], _ rng: inout SplitMix, corpus: [[UInt8]]) -> [UInt8] {
+        var b = seed
+        for _ in 0...Int.random(in: 0...3, using: &rng) {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0 where !b.isEmpty: b[Int.random(in: 0..<b.count, using: &rng)] = interesting.randomElement(using: &rng)!
+            case 1: b.insert(interesting.randomElement(using: &rng)!, at: Int.random(in: 0...b.count, using: &rng))
+            case 2 where !b.isEmpty:
+                let start = Int.random(in: 0..<b.count, using: &rng)
+                b.removeSubrange(start..<min(b.count, start + Int.random(in: 1...8, using: &rng)))
+            case 3 where !b.isEmpty:
+                let start = Int.random(in: 0..<b.count, using: &rng)
+                let end = min(b.count, start + Int.random(in: 1...24, using: &rng))
+                b.insert(contentsOf: b[start..<end], at: Int.random(in: 0...b.count, using: &rng))
+            default:
+                let other = corpus.randomElement(using: &rng)!
+                if !other.isEmpty {
+                    let start = Int.random(in: 0..<other.count, using: &rng)
+                    let end = min(other.count, start + Int.random(in: 1...32, using: &rng))
+                    b.insert(contentsOf: other[start..<end], at: Int.random(in: 0...b.count, using: &rng))
+                }
+            }
+        }
+        return b
+    }
+
+    static let vocabulary = Vocabulary(tokens: (0..<256).map { [UInt8($0)] } + ["{\"", "\":", "true", "null", "ab"].map { Array($0.utf8) } + [[]],
+                                       endOfGeneration: [261])
+
+    /// Compiles every mutant; checks the first mask of those that compile against `isAllowed`.
+    static func run(_ seeds: [String], count: Int, seed: UInt64, _ compile: (String) throws(GrammarError) -> Grammar) -> (compiled: Int, rejected: Int) {
+        var rng = SplitMix(state: seed)
+        let corpus = seeds.map { Array($0.utf8) }
+        var compiled = 0, rejected = 0
+        for _ in 0..<count {
+            let input = String(decoding: mutate(corpus.randomElement(using: &rng)!, &rng, corpus: corpus), as: UTF8.self)
+            let grammar: Grammar
+            do throws(GrammarError) { grammar = try compile(input) } catch { rejected += 1; continue }
+            compiled += 1
+            let m = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
+            var mask = [UInt64](repeating: 0, count: m.maskWordCount)
+            m.mask(into: &mask)
+            for t in 0..<vocabulary.size {
+                let bit = mask[t >> 6] >> UInt64(t & 63) & 1 == 1
+                if bit != m.isAllowed(token: t) {
+                    Issue.record("mask and isAllowed disagree on token \(t) for \(String(reflecting: input))")
+                    break
+                }
+            }
+        }
+        return (compiled, rejected)
+    }
+
+    @Test func mutatedSchemas() throws {
+        var seeds: [String] = []
+        let lines = try SharedData.text("grammar/maskbench-dev.jsonl").split(separator: "\n")
+        for line in lines.prefix(400) where line.count < 1500 {
+            guard let obj = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let schema = obj["schema"],
+                  let data = try? JSONSerialization.data(withJSONObject: schema) else { continue }
+            seeds.append(String(decoding: data, as: UTF8.self))
+            if seeds.count == 40 { break }
+        }
+        #expect(seeds.count == 40)
+        let r = Self.run(seeds, count: 400, seed: 9, { (s) throws(GrammarError) in try Grammar(jsonSchema: s) })
+        #expect(r.compiled > 0 && r.rejected > 0)
+    }
+
+    @Test func mutatedGBNF() throws {
+        let seeds = try ["arithmetic", "json", "list", "chess"].map { try SharedData.text("grammar/gbnf/\($0).gbnf") }
+        let r = Self.run(seeds, count: 400, seed: 10, { (s) throws(GrammarError) in try Grammar(gbnf: s) })
+        #expect(r.compiled > 0 && r.rejected > 0)
+    }
+
+    @Test func mutatedRegexes() {
+        let seeds = [#"[a-z]+@[a-z]+\.(com|org)"#, #"^\d{3}-\d{4}$"#, "(ab|a)*b?c{2,5}", #"[^"\\]*"#, #"\p{L}+|[0-9]{1,3}(\.[0-9]+)?"#,
+                     #"[\w\s-]{1,10}"#, "(((a|b)c)*d)+"]
+        let r = Self.run(seeds, count: 600, seed: 11, { (s) throws(GrammarError) in try Grammar(regex: s) })
+        #expect(r.compiled > 0 && r.rejected > 0)
+    }
+}
