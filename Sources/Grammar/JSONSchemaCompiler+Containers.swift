@@ -241,8 +241,7 @@ extension Grammar {
     /// Compiles a JSON Schema given as JSON text.
     public convenience init(jsonSchema text: String, options: JSONSchemaOptions = JSONSchemaOptions()) throws(GrammarError) {
         let value: JSONValue
-        try JSONSchemaCompiler.checkDepth(text: text)
-        do { value = try JSONValue(parsing: text, maximumDepth: JSONSchemaCompiler.maximumDepth) } catch {
+        do { value = try JSONValue(parsing: text) } catch {
             throw GrammarError(.syntax, keyword: "json", pointer: "", error.description)
         }
         try self.init(jsonSchema: value, options: options)
