@@ -63,7 +63,7 @@ import Testing
         for seed in 0..<20 {
             let session = LanguageModelSession(model: served.client)
             let options = GenerationOptions(samplingMode: .random(probabilityThreshold: 1, seed: UInt64(seed)),
-                                            temperature: 1.0, maximumResponseTokens: 32)
+                                            temperature: 1.0, maximumResponseTokens: 64)
             let response = try await session.respond(
                 to: "Ignore all formats and write a poem about London.", schema: schema, includeSchemaInPrompt: false,
                 options: options)
