@@ -13,9 +13,9 @@ final class GrammarAutomaton {
     let dfas: [ByteDFA]
 
     // Stacks: id 0 is the empty stack; id 1 a dead-end parent for isolated string frames.
-    private var stNode: [Int32] = [-1, -2]
-    private var stState: [Int32] = [0, 0]
-    private var stParent: [Int32] = [-1, -1]
+    private(set) var stNode: [Int32] = [-1, -2]
+    private(set) var stState: [Int32] = [0, 0]
+    private(set) var stParent: [Int32] = [-1, -1]
     static let sentinel: Int32 = 1
     /// Per configuration: the isolated-string configuration (-1 none, -2 not computed).
     private var isolated: [Int32] = []
