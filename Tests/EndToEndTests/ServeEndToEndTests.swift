@@ -69,7 +69,9 @@ import Testing
                 options: options)
             if case .object(let o) = response.rawContent.jsonValue, o.count == 2,
                let city = o["city"]?.stringValue, ["Paris", "Rome", "Oslo"].contains(city),
-               case .number(let n)? = o["population"], let p = Int(n.literal), (0...99_999_999).contains(p) {
+               case .number(let n)? = o["population"], let p = Double(n.literal), p == p.rounded(),
+               (0...99_999_999).contains(p) {
+                // JSON Schema's integers include `12.0` (a number with a zero fraction).
                 valid += 1
             }
         }
