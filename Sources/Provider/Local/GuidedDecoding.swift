@@ -35,10 +35,14 @@ final class GuidedDecoding {
 
     /// True when `mask` allows nothing but end-of-generation tokens.
     func maskOnlyEnds(_ endTokens: [Int32]) -> Bool {
-        var count = 0
-        for w in mask { count += w.nonzeroBitCount }
         var ends = 0
         for e in endTokens where maskAllows(e) { ends += 1 }
+        // Runs every step: stop at the first word that shows one other allowed token.
+        var count = 0
+        for w in mask {
+            count += w.nonzeroBitCount
+            if count > ends { return false }
+        }
         return count == ends
     }
 
