@@ -42,16 +42,18 @@ let package = Package(
         .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON"]),
         .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletions", "ChatCompletionsServer"]),
 
+        // Locators shared by the test targets (../shared, the default model); in no product.
+        .target(name: "LoomTestSupport", path: "Tests/Support"),
         .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
-        .testTarget(name: "GrammarTests", dependencies: ["Grammar"]),
-        .testTarget(name: "ProviderTests", dependencies: ["Provider"]),
+        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine"]),
+        .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar"]),
+        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "ChatCompletionsServerTests", dependencies: ["ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON"]),
         // Suites that run real models end to end (the default model and ../shared models).
-        .testTarget(name: "EndToEndTests", dependencies: ["Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -102,33 +102,24 @@ struct ByteDFA: Sendable, Hashable {
 
     /// Every byte string except the given ones.
     static func excluding(_ words: [[UInt8]]) -> ByteDFA {
-        // A trie of the words; falling off it reaches an accepting sink.
-        var t: [Int32] = Array(repeating: -2, count: 256)
-        var terminal: [Bool] = [false]
-        for w in words {
-            var s = 0
-            for b in w {
-                var x = t[s * 256 + Int(b)]
-                if x < 0 {
-                    x = Int32(terminal.count)
-                    terminal.append(false)
-                    t.append(contentsOf: repeatElement(-2, count: 256))
-                    t[s * 256 + Int(b)] = x
-                }
-                s = Int(x)
-            }
-            terminal[s] = true
-        }
+        // The words' trie; falling off it reaches an accepting sink.
+        var (t, terminal) = wordTrie(words)
         let sink = Int32(terminal.count)
+        for i in 0..<t.count where t[i] < 0 { t[i] = sink }
         t.append(contentsOf: repeatElement(sink, count: 256))
-        for i in 0..<t.count where t[i] == -2 { t[i] = sink }
-        var acc = terminal.map { !$0 }
-        acc.append(true)
-        return ByteDFA(rawTrans: t, rawAccepting: acc)
+        terminal.append(false)
+        return ByteDFA(rawTrans: t, rawAccepting: terminal.map { !$0 })
     }
 
     /// Exactly the given byte strings.
     static func words(_ words: [[UInt8]]) -> ByteDFA {
+        let (t, terminal) = wordTrie(words)
+        return ByteDFA(rawTrans: t, rawAccepting: terminal)
+    }
+
+    /// The trie of `words` as a transition table (-1 where no word continues) and, per state,
+    /// whether a word ends there.
+    private static func wordTrie(_ words: [[UInt8]]) -> (trans: [Int32], terminal: [Bool]) {
         var t: [Int32] = Array(repeating: -1, count: 256)
         var terminal: [Bool] = [false]
         for w in words {
@@ -145,7 +136,7 @@ struct ByteDFA: Sendable, Hashable {
             }
             terminal[s] = true
         }
-        return ByteDFA(rawTrans: t, rawAccepting: terminal)
+        return (t, terminal)
     }
 
     /// True when no byte string is accepted by both.

@@ -5,24 +5,12 @@ import Provider
 
 /// Locates `../shared` and the default model; tests that need them fail, never skip.
 enum E2EData {
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
-
-    static let shared: URL = {
-        if let env = ProcessInfo.processInfo.environment["LOOM_SHARED"] { return URL(fileURLWithPath: env) }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    }()
-
+    /// `../shared`.
+    static var shared: URL { SharedData.root }
     /// SmolLM2-135M-Instruct (`models/default.gguf`).
-    static var defaultModel: String { packageRoot.appendingPathComponent("models/default.gguf").path }
+    static var defaultModel: String { SharedData.defaultModel }
     /// A template-less llama2.c model.
-    static var stories: String { shared.appendingPathComponent("models/stories260K.gguf").path }
+    static var stories: String { SharedData.stories }
 
     /// The default model as the suites use it: small context, sequential unless told.
     static func smol(_ variant: LocalLanguageModel.Variant = .sequential, context: Int = 1024) -> LocalLanguageModel {

@@ -6,19 +6,7 @@ import LoomJSON
 
 /// Fixtures for the tool-calling suites: ../shared templates and the default model.
 enum ToolCallingFixtures {
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
-
-    static let sharedRoot: URL = {
-        if let env = ProcessInfo.processInfo.environment["LOOM_SHARED"] { return URL(fileURLWithPath: env) }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    }()
+    static var sharedRoot: URL { SharedData.root }
 
     /// A chat template from ../shared/chat-templates/templates (fails when missing).
     static func template(_ name: String) throws -> ChatTemplate {
@@ -27,7 +15,7 @@ enum ToolCallingFixtures {
     }
 
     /// models/default.gguf (SmolLM2-135M-Instruct).
-    static var defaultModel: String { packageRoot.appendingPathComponent("models/default.gguf").path }
+    static var defaultModel: String { SharedData.defaultModel }
 
     static let weatherSchema = try! GenerationSchema(jsonSchema: #"""
         {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},

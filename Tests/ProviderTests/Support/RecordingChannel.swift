@@ -46,18 +46,3 @@ extension Transcript.Entry {
 func text(of segments: [Transcript.Segment]) -> String {
     segments.compactMap { if case .text(let t) = $0 { return t.content }; return nil }.joined()
 }
-
-/// Locates `../shared` beside the package root (or `$LOOM_SHARED`); tests fail when missing.
-enum SharedData {
-    static let root: URL = {
-        if let env = ProcessInfo.processInfo.environment["LOOM_SHARED"] { return URL(fileURLWithPath: env) }
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { break }
-        }
-        return url.deletingLastPathComponent().appendingPathComponent("shared")
-    }()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-}

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Locates `../shared` (read-only reference data) and the default model for tests.
-/// Tests that need them fail, never skip, when they are missing.
-enum SharedData {
+/// Locates the package, `../shared` (read-only reference data) and the default model for every
+/// test target. Tests that need them fail, never skip, when they are missing.
+public enum SharedData {
     /// The package root (the directory holding Package.swift).
-    static let packageRoot: URL = {
+    public static let packageRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -14,24 +14,32 @@ enum SharedData {
     }()
 
     /// `../shared` beside the package root, or `$LOOM_SHARED`.
-    static let root: URL = {
+    public static let root: URL = {
         if let env = ProcessInfo.processInfo.environment["LOOM_SHARED"] { return URL(fileURLWithPath: env) }
         return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
     }()
 
     /// Absolute path of a file under `../shared`.
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+    public static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
     /// The bytes of a file under `../shared`.
-    static func bytes(_ relative: String) throws -> [UInt8] {
+    public static func bytes(_ relative: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: root.appendingPathComponent(relative)))
     }
 
-    /// The default model (`models/default.gguf`).
-    static var defaultModel: String { packageRoot.appendingPathComponent("models/default.gguf").path }
+    /// The UTF-8 text of a file under `../shared`.
+    public static func text(_ relative: String) throws -> String {
+        try String(contentsOfFile: path(relative), encoding: .utf8)
+    }
+
+    /// The default model (`models/default.gguf`, SmolLM2-135M-Instruct).
+    public static var defaultModel: String { packageRoot.appendingPathComponent("models/default.gguf").path }
+
+    /// The template-less llama2.c model `../shared/models/stories260K.gguf`.
+    public static var stories: String { path("models/stories260K.gguf") }
 
     /// Writes `bytes` to a fresh temporary file and returns its path.
-    static func temporaryFile(bytes: [UInt8]) throws -> String {
+    public static func temporaryFile(bytes: [UInt8]) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("loom-test-\(UUID().uuidString)")
         try Data(bytes).write(to: url)
         return url.path
