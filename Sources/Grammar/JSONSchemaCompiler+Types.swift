@@ -15,7 +15,10 @@ extension JSONSchemaCompiler {
             if !f.notValues.contains(.bool(false)) { alts.append(b.literal("false")) }
         }
         if types.contains("integer") || types.contains("number") {
-            alts.append(b.add(.number(numberSpec(f, integerOnly: !types.contains("number")))))
+            let spec = numberSpec(f, integerOnly: !types.contains("number"))
+            // Contradictory bounds: no number alternative at all, so nothing (not even a first
+            // digit) is admitted for it.
+            if !spec.provablyEmpty { alts.append(b.add(.number(spec))) }
         }
         if types.contains("string") { alts.append(try stringNode(f)) }
         if types.contains("object") {
@@ -72,6 +75,11 @@ extension JSONSchemaCompiler {
             guard let d = ExactDecimal(n.literal) else { return b.add(.fail) }
             var s = NumberSpec()
             s.allowed = [d]
+            // Bounds at the value let the automaton prune prefixes that overshoot it (`22` for 2).
+            s.minimum = d
+            s.maximum = d
+            // Generation writes an integral value as plain digits (bounded: 1e300 stays as is).
+            if options.canonicalForms && d.isInteger && d.digits.count + d.exponent <= 300 { s.integer = .digitsOnly }
             return b.add(.number(s))
         case .string(let s):
             var out = ""
@@ -104,7 +112,8 @@ extension JSONSchemaCompiler {
 
     func numberSpec(_ f: SchemaFacts, integerOnly: Bool) -> NumberSpec {
         var s = NumberSpec()
-        if integerOnly { s.integer = draft == .draft4 ? .digitsOnly : .integralValue }
+        // From draft-06 `2.0` is an integer; generation still writes plain digits.
+        if integerOnly { s.integer = draft == .draft4 || options.canonicalForms ? .digitsOnly : .integralValue }
         if f.nonInteger { s.integer = integerOnly ? .digitsOnly : .nonIntegral }
         if let (m, e) = f.minimum { s.minimum = m; s.minimumExclusive = e }
         if let (m, e) = f.maximum { s.maximum = m; s.maximumExclusive = e }
@@ -127,7 +136,20 @@ extension JSONSchemaCompiler {
                 continue
             }
             guard let re = JSONSchemaFormats.regex(fmt) else { continue }
+            if JSONSchemaFormats.canonicalSubsetOnly.contains(fmt) && !options.canonicalForms {
+                // Only the canonical subset is enforceable: refuse in strict recognition; lenient
+                // keeps the subset (valid values may be refused, invalid ones never accepted).
+                let why = "format '\(fmt)' with IDNA A-labels (xn--) needs Punycode and IDNA table checks"
+                if options.lenient {
+                    b.warnings.append("\(ptr) (format): \(why) — host names with A-labels are refused")
+                } else {
+                    try unsupported("format", ptr, why)
+                }
+            }
             dfas.append(try regex(re, .fullMatch, keyword: "format", pointer: ptr))
+            for extra in JSONSchemaFormats.constraints(fmt) {
+                dfas.append(try regex(extra, .fullMatch, keyword: "format", pointer: ptr))
+            }
             for bad in JSONSchemaFormats.forbidden(fmt) {
                 dfas.append(try regex(bad, .search, keyword: "format", pointer: ptr).complement)
             }
@@ -136,7 +158,8 @@ extension JSONSchemaCompiler {
         for (fmt, ptr) in f.notFormats {
             guard let re = JSONSchemaFormats.regex(fmt) else { continue }
             var d = try regex(re, .fullMatch, keyword: "not", pointer: ptr)
-            if JSONSchemaFormats.maxLength(fmt) != nil || !JSONSchemaFormats.forbidden(fmt).isEmpty {
+            if JSONSchemaFormats.maxLength(fmt) != nil || !JSONSchemaFormats.forbidden(fmt).isEmpty
+                || !JSONSchemaFormats.constraints(fmt).isEmpty {
                 // The complement of (syntax ∧ extra checks) is not one DFA here: refuse rather than guess.
                 try unsupported("not", ptr, "the complement of format '\(fmt)' is not supported")
             }

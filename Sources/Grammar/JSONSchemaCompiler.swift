@@ -45,7 +45,8 @@ struct JSONSchemaCompiler {
         resolver = SchemaResolver(root: root, draft: d, remotes: options.remoteDocuments)
     }
 
-    static func compile(_ root: JSONValue, options: JSONSchemaOptions) throws(GrammarError) -> Grammar {
+    static func compile(_ root0: JSONValue, options: JSONSchemaOptions) throws(GrammarError) -> Grammar {
+        let root = try JSONSchemaVocabularies.apply(to: root0, remotes: options.remoteDocuments)
         var c = JSONSchemaCompiler(root: root, options: options)
         c.ws = options.whitespace ? c.b.add(.rep(c.b.add(.bytes(.jsonWhitespace)), min: 0, max: -1)) : c.b.add(.literal([]))
         let rootLoc = SchemaLoc(value: root, base: SchemaResolver.defaultBase, pointer: "")

@@ -34,19 +34,27 @@ public struct JSONSchemaOptions: Sendable {
     public var defaultDraft: JSONSchemaDraft = .draft2020_12
     /// Documents that `$ref` may load by absolute URI (no network access is ever made).
     public var remoteDocuments: [String: JSONValue] = [:]
+    /// Confine the grammar to canonical spellings of valid values, a steadier path for generation:
+    /// `integer` is written as plain digits (`2`, never the equally valid `2.0` or `20e-1`), and
+    /// `hostname` has no IDNA A-labels (`xn--…`, whose validity needs Punycode decoding and the
+    /// IDNA tables). Every value the grammar admits is still valid. When off (recognition), the
+    /// grammar accepts every valid spelling, or compilation fails with `.unsupported` where it
+    /// cannot (strict), or keeps the canonical subset with a warning (`lenient`).
+    public var canonicalForms = true
 
-    /// Options for generation: compact output, schema order, strict.
+    /// Options for generation: compact output, schema order, canonical forms, strict.
     public init(lenient: Bool = false, whitespace: Bool = false, schemaOrder: Bool = true,
                 closedObjects: Bool = false, defaultDraft: JSONSchemaDraft = .draft2020_12,
-                remoteDocuments: [String: JSONValue] = [:]) {
+                remoteDocuments: [String: JSONValue] = [:], canonicalForms: Bool = true) {
         self.lenient = lenient
         self.whitespace = whitespace
         self.schemaOrder = schemaOrder
         self.closedObjects = closedObjects
         self.defaultDraft = defaultDraft
         self.remoteDocuments = remoteDocuments
+        self.canonicalForms = canonicalForms
     }
 
-    /// Options for recognising real instances: any whitespace, any property order.
-    public static let recognition = JSONSchemaOptions(whitespace: true, schemaOrder: false)
+    /// Options for recognising real instances: any whitespace, any property order, every spelling.
+    public static let recognition = JSONSchemaOptions(whitespace: true, schemaOrder: false, canonicalForms: false)
 }

@@ -32,11 +32,13 @@
 /// warning): `$dynamicRef`/`$recursiveRef` with dynamic anchors, `uniqueItems` over infinite
 /// domains, complements of `items`/`patternProperties`/`additionalProperties`/`multipleOf`/`if`,
 /// overlapping `oneOf` branches without an exact complement, `format` values that validators
-/// assert but a regular language cannot (`regex`, `iri`, `idn-hostname`, `uri-template`, …),
+/// assert but a regular language cannot (`regex`, `idn-hostname`, `idn-email`; `hostname` in
+/// recognition, where IDNA A-labels cannot be checked), custom metaschemas requiring unknown vocabularies,
 /// lookaround/backreferences/`\b`/`\p{…}` in patterns, and expansions past the size guards.
 ///
 /// **Recognition vs generation.** `JSONSchemaOptions.recognition` accepts any JSON whitespace and
 /// any property order (each declared property at most once); the default options generate compact
-/// JSON with declared properties in schema order. Object keys are matched as written by a JSON
+/// JSON with declared properties in schema order, and (`canonicalForms`) integers as plain digits
+/// and host names without A-labels: subsets of the valid values. Object keys are matched as written by a JSON
 /// serializer: a key spelled with escapes (`"\u0061"`) is refused rather than risk a duplicate.
 enum JSONSchemaSupport {}
