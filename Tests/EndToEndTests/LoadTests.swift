@@ -1,7 +1,8 @@
+import Engine
 import Foundation
 import LoomJSON
-import Provider
 import Testing
+@testable import Provider
 
 /// Many sessions on one model at once: no crash, no leakage between sessions, bounded memory.
 ///
@@ -9,7 +10,8 @@ import Testing
 /// alone, greedily; then all 16 run concurrently and every output must equal its solo run. The
 /// default test does one concurrent round with short answers; `LOOM_LOAD_SECONDS=N` keeps running
 /// rounds for N seconds (the figures in docs/reliability.md come from such a run). Throughput and
-/// peak RSS are printed, never asserted.
+/// peak RSS — against the KV and prefix-cache budgets — are printed, never asserted. The KV budget
+/// admits 8 engines, so half the sessions wait for an engine at any time.
 @Suite(.serialized) struct LoadTests {
     /// One session's work: a prompt and, for some, a schema.
     struct Job: Sendable {
@@ -54,8 +56,14 @@ import Testing
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["LOOM_LOAD_SECONDS"].flatMap(Double.init) ?? 0
         let tokens = seconds > 0 ? 48 : 12
-        // One thread per engine: 16 engines on a 2-core machine already oversubscribe it.
-        let model = LocalLanguageModel(path: E2EData.defaultModel, variant: .automatic, contextSize: 512, threads: 1)
+        // One thread per engine: 8 engines on a 2-core machine already oversubscribe it.
+        let description = try ModelDescription(file: GGUFFile(path: E2EData.defaultModel))
+        let context = 512
+        let engineBytes = 2 * description.blockCount * context * description.kvLength * KVCacheType.f16.elementSize
+        let engines = 8
+        let model = LocalLanguageModel(path: E2EData.defaultModel, variant: .automatic, contextSize: context, threads: 1,
+                                       kvCacheBudget: engines * engineBytes)
+        let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
         let jobs = Self.jobs
 
         var solo: [String] = []
@@ -85,9 +93,16 @@ import Testing
         } while Date().timeIntervalSince(start) < seconds
 
         let elapsed = Date().timeIntervalSince(start)
-        print(String(format: "load: %d rounds × %d sessions in %.1f s, %d output tokens, %.1f tok/s, peak RSS %d MiB",
-                     rounds, jobs.count, elapsed, outputTokens, Double(outputTokens) / elapsed,
-                     PeakMemory.residentMiB))
+        let mib = Double(1 << 20)
+        let weights = (try? FileManager.default.attributesOfItem(atPath: E2EData.defaultModel)[.size] as? Int) ?? 0
+        print(String(format: "load: %d rounds × %d sessions = %d requests in %.1f s (%.2f req/s), %d output tokens, %.1f tok/s",
+                     rounds, jobs.count, rounds * jobs.count, elapsed, Double(rounds * jobs.count) / elapsed,
+                     outputTokens, Double(outputTokens) / elapsed))
+        print(String(format: "load: peak RSS %d MiB; budgets: KV %.1f MiB (%d engines × %.2f MiB, peak %d alive), prefix cache %.0f MiB, weights file %.1f MiB",
+                     PeakMemory.residentMiB, Double(executor.pool.budgetBytes) / mib, executor.pool.capacity,
+                     Double(engineBytes) / mib, executor.pool.peakLiveCount, Double(LocalRuntime.prefixCacheBytes) / mib,
+                     Double(weights) / mib))
+        #expect(executor.pool.peakLiveCount <= engines)
     }
 }
 
