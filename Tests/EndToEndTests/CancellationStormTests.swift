@@ -108,6 +108,8 @@ import Testing
             }
         }
 
+        print("storm: \(tally.completed.load(ordering: .relaxed)) completed, \(tally.cancelled.load(ordering: .relaxed)) cancelled, "
+              + "peak \(pool.peakLiveCount) engines alive")
         #expect(tally.ended.load(ordering: .sequentiallyConsistent) == Self.requests)
         #expect(tally.unexpected.withLock { $0 } == [])
         #expect(tally.completed.load(ordering: .relaxed) + tally.cancelled.load(ordering: .relaxed) == Self.requests)
