@@ -7,7 +7,8 @@ import Testing
 /// Many sessions on one model at once: no crash, no leakage between sessions, bounded memory.
 ///
 /// Each of 16 sessions (different prompts; every fourth constrained by a schema) is first run
-/// alone, greedily; then all 16 run concurrently and every output must equal its solo run. The
+/// alone, greedily; then all 16 run concurrently and every output must equal its solo run (up to
+/// the batch-split rounding explained below, counted and printed). The
 /// default test does one concurrent round with short answers; `LOOM_LOAD_SECONDS=N` keeps running
 /// rounds for N seconds (the figures in docs/reliability.md come from such a run). Throughput and
 /// peak RSS — against the KV and prefix-cache budgets — are printed, never asserted. The KV budget
