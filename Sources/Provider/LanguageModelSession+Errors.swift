@@ -43,6 +43,9 @@ extension LanguageModelSession {
         case stepLimitExceeded(limit: Int)
         /// The model called a tool the session does not have.
         case unknownTool(name: String)
+        /// A tool call ran past the session's `toolCallTimeout` and was cancelled (arrives as the
+        /// `underlyingError` of a `ToolCallError`).
+        case toolCallTimedOut(name: String, timeout: Duration)
 
         /// What happened.
         public var errorDescription: String? {
@@ -50,6 +53,8 @@ extension LanguageModelSession {
             case .stepLimitExceeded(let limit):
                 return "The model was still calling tools after \(limit) steps; the turn was stopped."
             case .unknownTool(let name): return "The model called '\(name)', which is not one of the session's tools."
+            case .toolCallTimedOut(let name, let timeout):
+                return "The tool '\(name)' did not finish within \(timeout); it was cancelled."
             }
         }
     }

@@ -103,7 +103,7 @@ extension LanguageModelSession {
                     return result
                 }
                 do {
-                    let outputs = try await runTools(calls)
+                    let outputs = try await runTools(calls, timeout: settings.toolCallTimeout)
                     working.append(contentsOf: outputs.map { .toolOutput($0) })
                 } catch {
                     throw TurnFailure(error: error, partial: working)
@@ -178,8 +178,9 @@ extension LanguageModelSession {
         }
     }
 
-    /// Runs every call of one step concurrently; outputs keep the calls' order.
-    func runTools(_ calls: [Transcript.ToolCall]) async throws -> [Transcript.ToolOutput] {
+    /// Runs every call of one step concurrently; outputs keep the calls' order. With a
+    /// `timeout`, each call is bounded by it (see `toolCallTimeout`).
+    func runTools(_ calls: [Transcript.ToolCall], timeout: Duration? = nil) async throws -> [Transcript.ToolOutput] {
         try await withThrowingTaskGroup(of: (Int, Transcript.ToolOutput).self) { group in
             for (index, call) in calls.enumerated() {
                 guard let tool = tools.first(where: { $0.name == call.toolName }) else {
@@ -187,7 +188,12 @@ extension LanguageModelSession {
                 }
                 group.addTask {
                     do {
-                        let segments = try await Self.invoke(tool, arguments: call.arguments)
+                        let segments: [Transcript.Segment]
+                        if let timeout {
+                            segments = try await Self.invoke(tool, arguments: call.arguments, within: timeout)
+                        } else {
+                            segments = try await Self.invoke(tool, arguments: call.arguments)
+                        }
                         return (index, Transcript.ToolOutput(id: call.id, toolName: call.toolName, segments: segments))
                     } catch let error as CancellationError {
                         throw error
@@ -209,6 +215,63 @@ extension LanguageModelSession {
             return [.structure(Transcript.StructuredSegment(source: tool.name, content: structured.generatedContent))]
         }
         return output.promptRepresentation.segments
+    }
+}
+
+extension LanguageModelSession {
+    /// Runs one tool call in a task of its own, racing `timeout`. The caller waits on a one-shot
+    /// outcome rather than on the task, so neither the deadline nor the caller's cancellation
+    /// waits for a tool that ignores cancellation; the tool's task is cancelled either way.
+    fileprivate static func invoke<T: Tool>(_ tool: T, arguments: GeneratedContent,
+                                            within timeout: Duration) async throws -> [Transcript.Segment] {
+        let outcome = ToolCallOutcome()
+        let work = Task {
+            do { outcome.settle(.success(try await invoke(tool, arguments: arguments))) } catch { outcome.settle(.failure(error)) }
+        }
+        let name = tool.name
+        let timer = Task {
+            do { try await Task.sleep(for: timeout) } catch { return }
+            outcome.settle(.failure(ToolLoopError.toolCallTimedOut(name: name, timeout: timeout)))
+        }
+        defer {
+            timer.cancel()
+            work.cancel()
+        }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            outcome.settle(.failure(CancellationError()))
+        }
+    }
+}
+
+/// The first result of a tool call, its deadline or its caller's cancellation; later ones are dropped.
+private final class ToolCallOutcome: Sendable {
+    private struct State {
+        var result: Result<[Transcript.Segment], any Error>?
+        var waiter: CheckedContinuation<[Transcript.Segment], any Error>?
+    }
+    private let state = Mutex(State())
+
+    func settle(_ result: Result<[Transcript.Segment], any Error>) {
+        let waiter = state.withLock { s -> CheckedContinuation<[Transcript.Segment], any Error>? in
+            guard s.result == nil else { return nil }
+            s.result = result
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func value() async throws -> [Transcript.Segment] {
+        try await withCheckedThrowingContinuation { c in
+            let ready = state.withLock { s -> Result<[Transcript.Segment], any Error>? in
+                if let r = s.result { return r }
+                s.waiter = c
+                return nil
+            }
+            if let ready { c.resume(with: ready) }
+        }
     }
 }
 

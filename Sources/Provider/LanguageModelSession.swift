@@ -27,6 +27,7 @@ public final class LanguageModelSession: @unchecked Sendable {
         var mutatedWhileResponding = false
         var policy: TranscriptErrorHandlingPolicy?
         var toolCallingStepLimit = 16
+        var toolCallTimeout: Duration?
         var reasoningLevel: ContextOptions.ReasoningLevel?
         var requestMetadata: [String: any Sendable & Codable & Equatable] = [:]
     }
@@ -89,6 +90,16 @@ public final class LanguageModelSession: @unchecked Sendable {
     public var toolCallingStepLimit: Int {
         get { state.withLock { $0.toolCallingStepLimit } }
         set { state.withLock { $0.toolCallingStepLimit = max(1, newValue) } }
+    }
+
+    /// The longest one tool call may run; nil (the default) waits for the tool however long it
+    /// takes. Past it the turn fails with `ToolCallError` wrapping
+    /// `ToolLoopError.toolCallTimedOut`, the tool's task is cancelled, and the turn does not wait
+    /// for the tool to notice: a tool that ignores cancellation cannot hold the session. A Loom
+    /// addition (Apple's framework bounds neither tools nor the loop).
+    public var toolCallTimeout: Duration? {
+        get { state.withLock { $0.toolCallTimeout } }
+        set { state.withLock { $0.toolCallTimeout = newValue } }
     }
 
     /// The reasoning level sent with every request (needs `.reasoning`). A Loom stand-in for

@@ -74,10 +74,10 @@ extension LocalLanguageModel.Executor {
             summary = try await withTaskCancellationHandler {
                 if useSequential {
                     return try await runSequential(prompt: prompt, sampling: sampling, budget: budget, grammar: grammar,
-                                                   flag: flag, started: started, events: events)
+                                                   flag: flag, deadline: deadline, started: started, events: events)
                 }
                 return try await runPipelined(prompt: prompt, sampling: sampling, budget: budget, flag: flag,
-                                              started: started, events: events)
+                                              deadline: deadline, started: started, events: events)
             } onCancel: {
                 flag.cancel()
             }
@@ -122,15 +122,22 @@ extension LocalLanguageModel.Executor {
 
     /// Generates on the sequential engine, on a worker thread, streaming updates back.
     private func runSequential(prompt: PreparedPrompt, sampling: SamplingParameters, budget: Int, grammar: Grammar?,
-                               flag: CancellationFlag, started: ContinuousClock.Instant,
+                               flag: CancellationFlag, deadline: DeadlineWatch, started: ContinuousClock.Instant,
                                events: EventTranslation) async throws -> GenerationSummary {
+        // Borrowed here, not on the worker: waiting for an engine within the KV budget must
+        // suspend a task, never block a thread.
+        let pooled = try await pool.borrow(for: prompt.tokens, deadline: deadline)
         let (stream, continuation) = AsyncThrowingStream<GenerationUpdate, any Error>.makeStream()
         continuation.onTermination = { _ in flag.cancel() }
         let done = Completion()
-        let work = SequentialWork(executor: self, prompt: prompt, sampling: sampling, budget: budget, grammar: grammar,
-                                  flag: flag, started: started)
-        let launched = WorkerThread.start {
-            defer { done.signal() }
+        let work = SequentialWork(executor: self, pooled: pooled, prompt: prompt, sampling: sampling, budget: budget,
+                                  grammar: grammar, flag: flag, started: started)
+        let pool = self.pool
+        let launched = WorkerThread.start(counting: workerThreads) {
+            defer {
+                pool.giveBack(pooled)
+                done.signal()
+            }
             do {
                 let summary = try work.run { continuation.yield($0) }
                 continuation.yield(.finished(summary))
@@ -139,7 +146,11 @@ extension LocalLanguageModel.Executor {
                 continuation.finish(throwing: error)
             }
         }
-        guard launched else { throw LocalLanguageModelError.internalFailure("could not start a worker thread") }
+        guard launched else {
+            // Settling a sequential engine nobody used returns at once.
+            pool.giveBack(pooled)
+            throw LocalLanguageModelError.internalFailure("could not start a worker thread")
+        }
         var summary: GenerationSummary?
         do {
             for try await update in stream {
@@ -163,13 +174,13 @@ extension LocalLanguageModel.Executor {
     /// Generates free text on the pipelined engine: its producer thread decodes ahead while this
     /// task detokenizes and sends events.
     private func runPipelined(prompt: PreparedPrompt, sampling: SamplingParameters, budget: Int,
-                              flag: CancellationFlag, started: ContinuousClock.Instant,
+                              flag: CancellationFlag, deadline: DeadlineWatch, started: ContinuousClock.Instant,
                               events: EventTranslation) async throws -> GenerationSummary {
-        let pooled = try pool.borrow(for: prompt.tokens)
+        let pooled = try await pool.borrow(for: prompt.tokens, deadline: deadline)
         defer {
             let pool = self.pool
             flag.cancel()
-            if !WorkerThread.start({ pool.giveBack(pooled) }) { pool.giveBack(pooled) }
+            if !WorkerThread.start(counting: workerThreads, { pool.giveBack(pooled) }) { pool.giveBack(pooled) }
         }
         guard let engine = pooled.pipelined else { throw LocalLanguageModelError.internalFailure("pipelined engine missing") }
         var summary = GenerationSummary(stop: .maximumTokens)
@@ -211,6 +222,8 @@ extension LocalLanguageModel.Executor {
 /// The blocking half of a sequential generation, run on a worker thread.
 private struct SequentialWork: @unchecked Sendable {
     let executor: LocalLanguageModel.Executor
+    /// Borrowed by the caller, given back by the worker when the work ends.
+    let pooled: PooledEngine
     let prompt: PreparedPrompt
     let sampling: SamplingParameters
     let budget: Int
@@ -227,8 +240,6 @@ private struct SequentialWork: @unchecked Sendable {
         if let guide, let plan = guide.completionPlan(), plan.count > budget {
             throw BudgetTooSmall(minimumTokens: plan.count)
         }
-        let pooled = try executor.pool.borrow(for: prompt.tokens)
-        defer { executor.pool.giveBack(pooled) }
         pooled.settle()
         let sampler = try Sampler(vocabularySize: executor.weights.config.vocabularySize, parameters: sampling)
         let loop = GenerationLoop(engine: pooled.sequential, tokenizer: executor.tokenizer, sampler: sampler, guide: guide,
@@ -272,10 +283,12 @@ final class Completion: Sendable {
     }
 }
 
-/// Raises a cancellation flag when a request's deadline passes.
+/// Raises a cancellation flag when a request's deadline passes, and runs the actions registered
+/// with `whenFired` (a request waiting for an engine stops waiting).
 final class DeadlineWatch: Sendable {
     private final class Fired: Sendable {
         let value = Atomic<Bool>(false)
+        let actions = Mutex<[@Sendable () -> Void]>([])
     }
     private let timer: Task<Void, Never>?
     private let state = Fired()
@@ -285,13 +298,27 @@ final class DeadlineWatch: Sendable {
         let state = self.state
         timer = Task {
             do { try await Task.sleep(for: timeout) } catch { return }
+            // Set before the actions run, so an action's target that checks `fired` under its
+            // own lock either sees it or is found by the action.
             state.value.store(true, ordering: .releasing)
             flag.cancel()
+            for action in state.actions.withLock({ a in defer { a = [] }; return a }) { action() }
         }
     }
 
     /// Whether the deadline passed (and raised the flag).
     var fired: Bool { state.value.load(ordering: .acquiring) }
+
+    /// Runs `action` when the deadline passes (now, if it has already passed).
+    func whenFired(_ action: @escaping @Sendable () -> Void) {
+        guard timer != nil else { return }
+        let runNow = state.actions.withLock { a -> Bool in
+            if fired { return true }
+            a.append(action)
+            return false
+        }
+        if runNow { action() }
+    }
 
     /// Stops watching.
     func stop() { timer?.cancel() }

@@ -27,6 +27,9 @@ final class LocalRuntime: Sendable {
         }
     }
 
+    /// Byte budget of the prefix cache shared by a runtime's engines (outside `kvCacheBudget`).
+    static let prefixCacheBytes = 64 << 20
+
     /// The configuration this executor was built from.
     let configuration: LocalLanguageModel.Executor.Configuration
     let weights: Engine.Model
@@ -45,6 +48,8 @@ final class LocalRuntime: Sendable {
     let byteTokens: [Int32]
     let pool: EnginePool
     let prefixCache: PrefixCache
+    /// This runtime's worker threads (generation, schema compilation, prewarming, engine returns).
+    let workerThreads = WorkerThread.Count()
     private let grammars = Mutex<[String: Grammar]>([:])
 
     /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
@@ -88,18 +93,42 @@ final class LocalRuntime: Sendable {
         while pieces.count < size { pieces.append([]) }
         vocabulary = Vocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         byteTokens = GuidedDecoding.byteTokens(tokenizer: tokenizer, size: size)
-        let cache = PrefixCache(byteBudget: 64 << 20)
+        let cache = PrefixCache(byteBudget: Self.prefixCacheBytes)
         prefixCache = cache
         let transformer = TransformerConfiguration(threads: configuration.threads, contextLength: configuration.contextSize,
                                                    kvCacheType: configuration.kvCacheType)
         let model = weights
         let variant = configuration.variant
-        pool = EnginePool { () throws -> PooledEngine in
-            if variant == .sequential {
-                return PooledEngine(sequential: try SequentialEngine(model: model, configuration: transformer, prefixCache: cache))
-            }
-            return PooledEngine(pipelined: try PipelinedEngine(model: model, configuration: transformer, prefixCache: cache))
+        let engineBytes = try Self.kvCacheBytes(config: weights.config, configuration: configuration)
+        let budget = configuration.kvCacheBudget ?? engineBytes.multipliedReportingOverflow(by: LocalLanguageModel.defaultKVCacheEngines).partialValue
+        guard budget >= engineBytes else {
+            throw LocalLanguageModelError.kvCacheBudgetTooSmall(budget: budget, engineBytes: engineBytes)
         }
+        pool = EnginePool(engineBytes: engineBytes, budgetBytes: budget) { () throws -> PooledEngine in
+            let made: PooledEngine
+            if variant == .sequential {
+                made = PooledEngine(sequential: try SequentialEngine(model: model, configuration: transformer, prefixCache: cache))
+            } else {
+                made = PooledEngine(pipelined: try PipelinedEngine(model: model, configuration: transformer, prefixCache: cache))
+            }
+            // The budget is only as good as this formula: it must match what the cache reserves.
+            assert(made.kvCacheBytes == engineBytes, "KV size \(made.kvCacheBytes) differs from the budgeted \(engineBytes)")
+            return made
+        }
+    }
+
+    /// One engine's KV-cache bytes: keys and values, for every layer, at every position.
+    static func kvCacheBytes(config: ModelDescription, configuration: LocalLanguageModel.Executor.Configuration) throws -> Int {
+        let factors = [2, config.blockCount, configuration.contextSize, config.kvLength, configuration.kvCacheType.elementSize]
+        var total = 1
+        for f in factors {
+            let (product, overflow) = total.multipliedReportingOverflow(by: f)
+            guard !overflow else {
+                throw LocalLanguageModelError.invalidConfiguration("a KV cache of \(configuration.contextSize) positions is too large")
+            }
+            total = product
+        }
+        return total
     }
 
     /// What this executor's model supports (the vocabulary and template are known here).
@@ -120,7 +149,7 @@ final class LocalRuntime: Sendable {
         let options = configuration.grammar
         let compiled: Grammar
         do {
-            compiled = try await WorkerThread.run { () throws -> Grammar in
+            compiled = try await WorkerThread.run(counting: workerThreads) { () throws -> Grammar in
                 try ToolCallGrammar.make(tools: tools, dialect: dialect, mode: mode, response: response,
                                          reasoning: markers, options: options)
             }
@@ -150,7 +179,7 @@ final class LocalRuntime: Sendable {
         let json = schema.jsonSchema
         let compiled: Grammar
         do {
-            compiled = try await WorkerThread.run { () throws -> Grammar in
+            compiled = try await WorkerThread.run(counting: workerThreads) { () throws -> Grammar in
                 try Grammar(jsonSchema: json, options: options)
             }
         } catch let error as GrammarError {
@@ -202,6 +231,7 @@ extension LocalLanguageModel {
         var vocabulary: Vocabulary { runtime.vocabulary }
         var byteTokens: [Int32] { runtime.byteTokens }
         var pool: EnginePool { runtime.pool }
+        var workerThreads: WorkerThread.Count { runtime.workerThreads }
         var modelID: String { runtime.modelID }
 
         func grammar(for schema: GenerationSchema) async throws -> Grammar {

@@ -7,7 +7,7 @@ extension LocalLanguageModel.Executor {
     /// Everything that changes what an executor does, so that equal configurations are
     /// interchangeable: the file's identity (path, size, modification time — a file replaced on
     /// disk gets a new executor), the variant, context, KV type, threads, sampling defaults,
-    /// grammar options and timeout.
+    /// grammar options, timeout and KV budget.
     public struct Configuration: Hashable, Sendable {
         /// The model file path.
         public var path: String
@@ -29,6 +29,8 @@ extension LocalLanguageModel.Executor {
         public var grammar: JSONSchemaOptions
         /// Per-request deadline.
         public var timeout: Duration?
+        /// Total KV-cache bytes of the engines; nil for `LocalLanguageModel.defaultKVCacheEngines` engines.
+        public var kvCacheBudget: Int?
 
         /// The configuration of `model`, reading the file's size and modification time now.
         public init(model: LocalLanguageModel) {
@@ -47,6 +49,7 @@ extension LocalLanguageModel.Executor {
             sampling = model.sampling ?? SamplingDefaults()
             grammar = model.grammar
             timeout = model.timeout
+            kvCacheBudget = model.kvCacheBudget
         }
 
         /// The grammar options as a hashable value (`JSONSchemaOptions` itself is not).
@@ -66,7 +69,7 @@ extension LocalLanguageModel.Executor {
             a.path == b.path && a.fileSize == b.fileSize && a.modificationTime == b.modificationTime
                 && a.variant == b.variant && a.contextSize == b.contextSize && a.threads == b.threads
                 && a.kvCacheType == b.kvCacheType && a.sampling == b.sampling && a.grammarKey == b.grammarKey
-                && a.timeout == b.timeout
+                && a.timeout == b.timeout && a.kvCacheBudget == b.kvCacheBudget
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -80,6 +83,7 @@ extension LocalLanguageModel.Executor {
             hasher.combine(sampling)
             hasher.combine(grammarKey)
             hasher.combine(timeout)
+            hasher.combine(kvCacheBudget)
         }
     }
 }

@@ -39,13 +39,29 @@ public struct LocalLanguageModel: LanguageModel {
     /// How JSON Schemas are compiled into grammars.
     public var grammar: JSONSchemaOptions
     /// The longest a single `respond` may run before it throws `LanguageModelError.timeout`;
-    /// nil never times out.
+    /// nil never times out. The time a request spends waiting for an engine counts.
     public var timeout: Duration?
+    /// Total bytes the KV caches of this model's engines may reserve at once, across every
+    /// session with an equal configuration; nil means `defaultKVCacheEngines` engines' worth.
+    ///
+    /// Each concurrent request needs an engine, and each engine reserves a KV cache of
+    /// 2 × layers × `contextSize` × KV width × element size bytes (SmolLM2-135M at 2048
+    /// positions in F16: 45 MiB; a 7B model with 8 KV heads: 256 MiB). Idle engines count
+    /// against the budget. A request that finds no idle engine and no room for a new one waits —
+    /// without blocking a thread, in arrival order, cancellably, within `timeout` — until another
+    /// request gives an engine back. A budget smaller than one engine makes every request throw
+    /// `LocalLanguageModelError.kvCacheBudgetTooSmall` before any compute. The prefix cache
+    /// (64 MiB) and the weights are outside this budget.
+    public var kvCacheBudget: Int?
+
+    /// Engines the default KV budget admits (`kvCacheBudget == nil`): enough to overlap a few
+    /// requests; more concurrent requests than cores gain no throughput.
+    public static let defaultKVCacheEngines = 4
 
     /// Describes a model in the GGUF file at `url`. Nothing is read until a session uses it.
     public init(url: URL, variant: Variant = .automatic, contextSize: Int = 2048, threads: Int = 2,
                 kvCacheType: KVCacheType = .f16, sampling: SamplingDefaults? = nil,
-                grammar: JSONSchemaOptions = .init()) {
+                grammar: JSONSchemaOptions = .init(), kvCacheBudget: Int? = nil) {
         self.url = url
         self.variant = variant
         self.contextSize = contextSize
@@ -54,14 +70,15 @@ public struct LocalLanguageModel: LanguageModel {
         self.sampling = sampling
         self.grammar = grammar
         self.timeout = nil
+        self.kvCacheBudget = kvCacheBudget
     }
 
     /// Describes a model in the GGUF file at `path`.
     public init(path: String, variant: Variant = .automatic, contextSize: Int = 2048, threads: Int = 2,
                 kvCacheType: KVCacheType = .f16, sampling: SamplingDefaults? = nil,
-                grammar: JSONSchemaOptions = .init()) {
+                grammar: JSONSchemaOptions = .init(), kvCacheBudget: Int? = nil) {
         self.init(url: URL(fileURLWithPath: path), variant: variant, contextSize: contextSize, threads: threads,
-                  kvCacheType: kvCacheType, sampling: sampling, grammar: grammar)
+                  kvCacheType: kvCacheType, sampling: sampling, grammar: grammar, kvCacheBudget: kvCacheBudget)
     }
 
     /// What this model supports, detected from the file (its metadata is read once per file and

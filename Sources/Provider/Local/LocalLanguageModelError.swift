@@ -16,6 +16,9 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
     /// The model wrote a tool call that is not well formed (possible only where no grammar
     /// guarantees calls: the pipelined variant).
     case malformedToolCall(String)
+    /// `LocalLanguageModel.kvCacheBudget` is smaller than the KV cache of a single engine, so no
+    /// request could ever run; thrown before any compute.
+    case kvCacheBudgetTooSmall(budget: Int, engineBytes: Int)
     /// Something inside Loom failed that the request did not cause (a bug or a resource limit).
     case internalFailure(String)
 
@@ -29,6 +32,9 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
         case .invalidConfiguration(let why): return "invalid configuration: \(why)"
         case .invalidGenerationOptions(let why): return "invalid generation options: \(why)"
         case .malformedToolCall(let why): return "malformed tool call: \(why)"
+        case .kvCacheBudgetTooSmall(let budget, let engine):
+            return "the KV-cache budget of \(budget) bytes is smaller than one engine's KV cache (\(engine) bytes); "
+                + "raise kvCacheBudget or lower contextSize"
         case .internalFailure(let why): return "internal failure: \(why)"
         }
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Runs blocking work (model compute, schema compilation) on a dedicated OS thread so Swift's
 /// cooperative pool is never blocked, with a large stack because compiling deeply nested schemas
@@ -11,20 +12,38 @@ enum WorkerThread {
     /// Stack size of worker threads: schema compilation may recurse deeply.
     static let stackSize = 256 << 20
 
-    private final class Job {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
+    /// Counts the worker threads one owner (a runtime) has running, so tests and diagnostics can
+    /// check that none is left behind.
+    final class Count: Sendable {
+        fileprivate let value = Atomic<Int>(0)
+        init() {}
+        /// Threads started and not yet past their body.
+        var running: Int { value.load(ordering: .acquiring) }
     }
 
-    /// Starts `body` on a new detached thread. Returns false if no thread could be created
-    /// (then `body` has not run).
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    /// Every worker thread of the process.
+    static let all = Count()
+
+    private final class Job {
+        let body: () -> Void
+        let count: Count?
+        init(body: @escaping () -> Void, count: Count?) {
+            self.body = body
+            self.count = count
+        }
+    }
+
+    /// Starts `body` on a new detached thread, counted in `all` and in `count`. Returns false if
+    /// no thread could be created (then `body` has not run).
+    static func start(counting count: Count? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, stackSize)
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let job = Unmanaged.passRetained(Job(body)).toOpaque()
+        all.value.add(1, ordering: .relaxed)
+        count?.value.add(1, ordering: .relaxed)
+        let job = Unmanaged.passRetained(Job(body: body, count: count)).toOpaque()
         #if canImport(Glibc)
         var thread = pthread_t()
         #else
@@ -33,19 +52,23 @@ enum WorkerThread {
         let status = pthread_create(&thread, &attributes, { raw in
             let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
             job.body()
+            job.count?.value.subtract(1, ordering: .releasing)
+            WorkerThread.all.value.subtract(1, ordering: .releasing)
             return nil
         }, job)
         if status != 0 {
             Unmanaged<Job>.fromOpaque(job).release()
+            count?.value.subtract(1, ordering: .relaxed)
+            all.value.subtract(1, ordering: .relaxed)
             return false
         }
         return true
     }
 
     /// Runs `body` on a worker thread and returns its result.
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    static func run<T: Sendable>(counting count: Count? = nil, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let started = start {
+            let started = start(counting: count) {
                 do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
             }
             if !started {
