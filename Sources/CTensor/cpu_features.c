@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -67,7 +68,11 @@ static void detect(loom_cpu_features *f) { memset(f, 0, sizeof *f); }
 
 static loom_cpu_features g_features;
 static loom_isa g_best = LOOM_ISA_SCALAR;
-static loom_isa g_active = LOOM_ISA_SCALAR;
+// Every kernel reads the active tier and `loom_isa_set` may change it while other threads run
+// kernels (tests comparing tiers, `loom bench kernels`): a plain variable would be a data race.
+// Relaxed order is enough — the value is self-contained, nothing else is published with it — and
+// a relaxed load is an ordinary load on x86-64 and AArch64, so the kernels' dispatch costs nothing.
+static atomic_int g_active = LOOM_ISA_SCALAR;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init_once(void) {
@@ -81,13 +86,13 @@ static void init_once(void) {
     bool avx512_opted_in = env && strcmp(env, "avx512") == 0;
     if (avx512_opted_in && g_best == LOOM_ISA_AVX2 && f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq)
         g_best = LOOM_ISA_AVX512;
-    g_active = g_best;
+    atomic_store_explicit(&g_active, g_best, memory_order_relaxed);
     if (env) {
         loom_isa want = g_best;
         if (strcmp(env, "scalar") == 0) want = LOOM_ISA_SCALAR;
         else if (strcmp(env, "avx2") == 0) want = LOOM_ISA_AVX2;
         else if (strcmp(env, "avx512") == 0) want = LOOM_ISA_AVX512;
-        g_active = want < g_best ? want : g_best;
+        atomic_store_explicit(&g_active, want < g_best ? want : g_best, memory_order_relaxed);
     }
 }
 
@@ -103,13 +108,14 @@ loom_isa loom_isa_best(void) {
 
 loom_isa loom_isa_active(void) {
     pthread_once(&g_once, init_once);
-    return g_active;
+    return (loom_isa)atomic_load_explicit(&g_active, memory_order_relaxed);
 }
 
 loom_isa loom_isa_set(loom_isa isa) {
     pthread_once(&g_once, init_once);
-    g_active = isa < g_best ? isa : g_best;
-    return g_active;
+    loom_isa now = isa < g_best ? isa : g_best;
+    atomic_store_explicit(&g_active, now, memory_order_relaxed);
+    return now;
 }
 
 const char *loom_isa_name(loom_isa isa) {

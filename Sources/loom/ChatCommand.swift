@@ -21,7 +21,7 @@ enum ChatCommand: LoomCommand {
           --engine E         sequential, pipelined or automatic (default automatic: pipelined for
                              free text, sequential when a schema needs the grammar)
           -t, --threads N    kernel threads (default 2)
-          -c, --context N    KV cache positions: prompt plus answer (default 2048)
+          -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
           --kv f16|f32       KV cache element type (default f16)
           --greedy           argmax decoding
           --temperature T, --top-k K, --top-p P, --seed S   sampling (defaults: llama.cpp's)

@@ -3,14 +3,14 @@ import Engine
 /// Options shared by the commands that run a model (`logits`, `generate`).
 enum EngineOptions {
     /// Option names these commands accept, for `Arguments`.
-    static let options: Set<String> = ["model", "ids", "kv", "threads", "ctx"]
-    static let aliases = ["m": "model", "t": "threads", "c": "ctx", "context": "ctx"]
+    static let options: Set<String> = ["model", "ids", "kv", "threads", "context"]
+    static let aliases = ["m": "model", "t": "threads", "c": "context", "ctx": "context"]
     static let usage = """
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --ids "1 2 3"      token ids (space- or comma-separated), evaluated as given (no BOS)
           --kv f32|f16       KV cache element type (default f32: exact)
           -t, --threads N    kernel threads (default 2)
-          -c, --ctx N        KV cache positions (default: enough for the run; also --context)
+          -c, --context N    KV cache positions (default: enough for the run; --ctx also accepted)
 
         """
 
@@ -25,7 +25,7 @@ enum EngineOptions {
         return out
     }
 
-    /// Builds a transformer with room for `positions` tokens (or `--ctx`).
+    /// Builds a transformer with room for `positions` tokens (or `--context`).
     static func transformer(_ args: Arguments, model: Model, positions: Int) throws -> Transformer {
         let kv: KVCacheType
         switch args.value("kv") ?? "f32" {
@@ -35,8 +35,8 @@ enum EngineOptions {
         }
         let threads = try args.int("threads", default: 2)
         guard threads >= 1 else { throw UsageError("--threads must be at least 1") }
-        let context = try args.int("ctx") ?? max(positions, 1)
-        guard context >= 1 else { throw UsageError("--ctx must be positive") }
+        let context = try args.int("context") ?? max(positions, 1)
+        guard context >= 1 else { throw UsageError("--context must be positive") }
         return try Transformer(model: model, configuration: TransformerConfiguration(
             threads: threads, contextLength: context, kvCacheType: kv))
     }

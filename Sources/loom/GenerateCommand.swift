@@ -17,7 +17,7 @@ enum GenerateCommand: LoomCommand {
         \(EngineOptions.usage)  -p, --prompt TEXT  prompt text, tokenized with the model's tokenizer
           --bos              add the BOS token before the prompt text
           --special          parse special-token text (<|im_start|>) in the prompt
-          -n N               tokens to generate at most (default 128)
+          -n, --max-tokens N tokens to generate at most (default 128)
           --greedy           argmax decoding (the default)
           --temperature T, --top-k K, --top-p P, --seed S   sampling parameters
           --ignore-eos       keep going past end-of-generation tokens
@@ -30,11 +30,11 @@ enum GenerateCommand: LoomCommand {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
             arguments, flags: ["json", "greedy", "ignore-eos", "bos", "special", "timings"],
-            options: EngineOptions.options.union(["prompt", "n", "temperature", "top-k", "top-p", "seed"]),
-            aliases: EngineOptions.aliases.merging(["p": "prompt"]) { a, _ in a })
+            options: EngineOptions.options.union(["prompt", "max-tokens", "temperature", "top-k", "top-p", "seed"]),
+            aliases: EngineOptions.aliases.merging(["p": "prompt", "n": "max-tokens"]) { a, _ in a })
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-        let steps = try args.int("n", default: 128)
-        guard steps >= 0 else { throw UsageError("-n must not be negative") }
+        let steps = try args.int("max-tokens", default: 128)
+        guard steps >= 0 else { throw UsageError("-n/--max-tokens must not be negative") }
         let parameters = try samplingParameters(args)
 
         var progress = Progress(json: args.has("json"))

@@ -10,16 +10,16 @@ enum RunCommand: LoomCommand {
     static let summary = "answer one prompt through LanguageModelSession (chat template, --schema for JSON)"
     static let usage = """
         usage: loom run [-m MODEL] [-p PROMPT] [--system S] [--schema FILE] [--engine sequential|pipelined|automatic]
-                        [-n N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--greedy] [--json]
+                        [-t N] [--context N] [-n N] [--greedy | --temperature T --top-k K --top-p P --seed S] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           -p, --prompt TEXT  the prompt (default: standard input)
           --system TEXT      instructions (system prompt)
           --schema FILE      JSON Schema the answer must match (guided generation); prints the JSON
           --engine E         sequential, pipelined or automatic (default automatic)
-          -n N               response tokens at most
+          -n, --max-tokens N response tokens at most
           --temperature T, --top-k K, --top-p P, --seed S   sampling (top-k and top-p exclude each other)
           --greedy           argmax decoding
-          -c, --ctx N        context size (default 2048)
+          -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
           -t, --threads N    kernel threads (default 2)
           --json             {"text", "content", "usage": {"input", "cached", "output"}, "ttft_ms", "tok_s", "engine"}
 
@@ -28,8 +28,10 @@ enum RunCommand: LoomCommand {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
             arguments, flags: ["json", "greedy"],
-            options: ["model", "prompt", "system", "schema", "engine", "n", "temperature", "top-k", "top-p", "seed", "ctx", "threads"],
-            aliases: ["m": "model", "p": "prompt", "c": "ctx", "t": "threads"])
+            options: ["model", "prompt", "system", "schema", "engine", "max-tokens", "temperature", "top-k", "top-p", "seed",
+                      "context", "threads"],
+            // `--ctx` was run's own spelling before the commands agreed on `--context` (issue 8).
+            aliases: ["m": "model", "p": "prompt", "c": "context", "ctx": "context", "t": "threads", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         let variant: LocalLanguageModel.Variant
         switch args.value("engine") ?? "automatic" {
@@ -40,9 +42,9 @@ enum RunCommand: LoomCommand {
             variant = v
         }
         let options = try generationOptions(args)
-        let context = try args.int("ctx", default: 2048)
+        let context = try args.int("context", default: 2048)
         let threads = try args.int("threads", default: 2)
-        guard context >= 16 else { throw UsageError("--ctx must be at least 16") }
+        guard context >= 16 else { throw UsageError("--context must be at least 16") }
         guard threads >= 1 else { throw UsageError("--threads must be at least 1") }
         var schema: GenerationSchema?
         if let file = args.value("schema") {
@@ -155,8 +157,8 @@ enum RunCommand: LoomCommand {
             // A seed alone keeps the model's default filter but fixes the draw.
             options.samplingMode = .random(probabilityThreshold: 1, seed: seed)
         }
-        if let n = try args.int("n") {
-            guard n >= 0 else { throw UsageError("-n must not be negative") }
+        if let n = try args.int("max-tokens") {
+            guard n >= 0 else { throw UsageError("-n/--max-tokens must not be negative") }
             options.maximumResponseTokens = n
         }
         return options

@@ -32,7 +32,7 @@ enum ServeCommand: LoomCommand {
           --timeout S        seconds per request, queueing and streaming included (default 600; 0 = none)
           --engine E         sequential, pipelined or automatic (default automatic)
           -t, --threads N    kernel threads (default 2)
-          -c, --context N    context size in tokens (default 2048)
+          -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
           --quiet            no per-request log lines on stderr
 
         Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health.
@@ -84,7 +84,7 @@ enum ServeCommand: LoomCommand {
         let settings = ModelSettings(path: args.modelPath, engine: engine,
                                      contextSize: try args.int("context", default: 2048),
                                      threads: try args.int("threads", default: 2))
-        guard settings.contextSize >= 1 else { throw UsageError("--context must be positive") }
+        guard settings.contextSize >= 16 else { throw UsageError("--context must be at least 16") }
         guard settings.threads >= 1 else { throw UsageError("--threads must be at least 1") }
         guard FileManager.default.fileExists(atPath: settings.path) else {
             throw RuntimeError("no model file at '\(settings.path)'")

@@ -42,7 +42,9 @@ loom_isa loom_isa_best(void);
 loom_isa loom_isa_active(void);
 
 /// Forces the active tier (clamped to `loom_isa_best()`); returns the tier now active.
-/// For tests and benchmarks that compare tiers; not meant to be called while kernels run.
+/// For tests and benchmarks that compare tiers. The tier is an atomic, so calling this while
+/// kernels run on other threads is not a data race, but those kernels may run at either tier:
+/// callers that compare tiers must not overlap (the tests serialise them).
 loom_isa loom_isa_set(loom_isa isa);
 
 /// "scalar", "avx2" or "avx512".

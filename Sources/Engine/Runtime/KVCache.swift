@@ -29,7 +29,7 @@ public enum KVCacheType: String, Codable, Sendable, CaseIterable {
 /// resident at creation, +2.8 MB after 64 positions, +22.8 MB after 512. The alternatives
 /// measured against it: committing everything at creation (`LOOM_KV_POPULATE=1`, kept as a
 /// knob) costs the full 180 MB per sequence whatever its length, for no decode speed-up
-/// (`loom generate --ctx 4096 -n 32` on SmolLM2: peak RSS 153 MB lazily vs 336 MB populated,
+/// (`loom generate --context 4096 -n 32` on SmolLM2: peak RSS 153 MB lazily vs 336 MB populated,
 /// decode no faster populated, 2 runs each); growing a heap buffer in chunks would copy every
 /// table at each growth (doubling from 256 to 4096 positions copies 169 MB) and move the
 /// pointers the attention kernel reads.

@@ -53,7 +53,12 @@ extension LocalLanguageModel.Executor {
         // call syntax out of the text.
         if !tools.isEmpty, configuration.variant != .pipelined {
             grammar = try await toolGrammar(tools: tools, mode: options.toolCallingMode, response: grammar,
-                                            schema: request.schema, thinking: thinking)
+                                            schema: request.schema, thinking: thinking,
+                                            startsInReasoning: prompt.startsInReasoning)
+        } else if let response = grammar, prompt.startsInReasoning {
+            // A schema alone, but the prompt opened a reasoning block: the JSON comes after it closes.
+            grammar = try await toolGrammar(tools: [], mode: .disallowed, response: response,
+                                            schema: request.schema, thinking: thinking, startsInReasoning: true)
         }
 
         let useSequential = grammar != nil || configuration.variant == .sequential

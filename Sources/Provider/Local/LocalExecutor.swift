@@ -139,19 +139,27 @@ final class LocalRuntime: Sendable {
     /// The compiled tool-call grammar for a request (plain text or a well-formed call of one of
     /// `tools`, as `mode` allows; `response` in place of text under a schema), compiled on a
     /// large-stack worker thread and cached.
+    ///
+    /// `startsInReasoning` is `PreparedPrompt.startsInReasoning`: the generation prompt itself
+    /// opened a reasoning block (`<think>` at its end, as Qwen3 and DeepSeek-R1 templates do), so
+    /// the output starts inside it and the grammar must first admit the rest of it and its close
+    /// marker. Without it the grammar would let a call or the schema's JSON start inside the
+    /// thoughts, where the parser (which does know) reads it as reasoning (issue 7).
     func toolGrammar(tools: [Transcript.ToolDefinition], mode: GenerationOptions.ToolCallingMode?,
-                     response: Grammar?, schema: GenerationSchema?, thinking: Bool) async throws -> Grammar {
-        var key = "tools|\(mode?.kind.rawValue ?? "allowed")|\(thinking)|\(schema?.jsonString ?? "-")"
+                     response: Grammar?, schema: GenerationSchema?, thinking: Bool,
+                     startsInReasoning: Bool) async throws -> Grammar {
+        var key = "tools|\(mode?.kind.rawValue ?? "allowed")|\(thinking)|\(startsInReasoning)|\(schema?.jsonString ?? "-")"
         for t in tools { key += "|\(t.name)|\(t.description)|\(t.parameters.jsonString)" }
         if let known = grammars.withLock({ $0[key] }) { return known }
         let dialect = self.dialect
-        let markers = thinking ? reasoning : nil
+        let reasoning = self.reasoning
         let options = configuration.grammar
         let compiled: Grammar
         do {
             compiled = try await WorkerThread.run(counting: workerThreads) { () throws -> Grammar in
-                try ToolCallGrammar.make(tools: tools, dialect: dialect, mode: mode, response: response,
-                                         reasoning: markers, options: options)
+                try ToolCallGrammar.forRequest(tools: tools, dialect: dialect, mode: mode, response: response,
+                                               reasoning: reasoning, thinking: thinking,
+                                               startsInReasoning: startsInReasoning, options: options)
             }
         } catch let error as ToolCallingError {
             switch error {
@@ -239,8 +247,10 @@ extension LocalLanguageModel {
         }
 
         func toolGrammar(tools: [Transcript.ToolDefinition], mode: GenerationOptions.ToolCallingMode?,
-                         response: Grammar?, schema: GenerationSchema?, thinking: Bool) async throws -> Grammar {
-            try await runtime.toolGrammar(tools: tools, mode: mode, response: response, schema: schema, thinking: thinking)
+                         response: Grammar?, schema: GenerationSchema?, thinking: Bool,
+                         startsInReasoning: Bool) async throws -> Grammar {
+            try await runtime.toolGrammar(tools: tools, mode: mode, response: response, schema: schema, thinking: thinking,
+                                          startsInReasoning: startsInReasoning)
         }
     }
 }

@@ -13,10 +13,38 @@ struct RawClientError: Error, CustomStringConvertible {
 }
 
 /// Runs blocking work on a fresh thread and resumes when it finishes.
+///
+/// The result comes back through a lock, not through the continuation: ThreadSanitizer does
+/// not see a continuation's resume as ordering the worker thread's writes before the awaiting
+/// task's reads, and reported every `RawClient` buffer and `RawResponse` body handed across
+/// (issue 9). The lock makes that order explicit; the next `offPool` thread is created after
+/// the task took the result, so consecutive calls on one client are ordered too.
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-        let t = Thread { c.resume(with: Result { try body() }) }
+    let handoff = Handoff<T>()
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+        let t = Thread {
+            handoff.put(Result { try body() })
+            c.resume()
+        }
         t.start()
+    }
+    return try handoff.take().get()
+}
+
+/// One result passed from a worker thread to the task that waits for it.
+private final class Handoff<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `result` is only touched under `lock`.
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+
+    func put(_ r: Result<T, any Error>) { lock.withLock { result = r } }
+
+    func take() -> Result<T, any Error> {
+        lock.withLock {
+            guard let r = result else { preconditionFailure("offPool resumed before its result was stored") }
+            result = nil
+            return r
+        }
     }
 }
 
@@ -29,8 +57,11 @@ struct RawResponse: Sendable {
 }
 
 final class RawClient: @unchecked Sendable {
-    // @unchecked: a test drives one client from one task at a time.
+    // @unchecked: `buffer` is only touched under `lock`. Each blocking call runs on its own
+    // thread (offPool), so one client's reads happen on different threads one after the other;
+    // the lock states that order instead of leaving it to the test's sequencing.
     let fd: Int32
+    private let lock = NSRecursiveLock()
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:port. A 30 s receive timeout turns a hung server into a test failure.
@@ -102,6 +133,8 @@ final class RawClient: @unchecked Sendable {
 
     /// Reads a status line and headers, skipping interim 1xx responses unless asked for them.
     func readHeadNow(skipInterim: Bool = true) throws -> (Int, [(String, String)]) {
+        lock.lock()
+        defer { lock.unlock() }
         while true {
             let statusLine = try readLine()
             let parts = statusLine.split(separator: " ", maxSplits: 2)
@@ -122,6 +155,8 @@ final class RawClient: @unchecked Sendable {
 
     /// One chunk of a chunked body; empty at the terminating chunk.
     func readChunkNow() throws -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
         let sizeLine = try readLine()
         guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else { throw RawClientError(description: "bad chunk size '\(sizeLine)'") }
         let data = try readExactly(size)
@@ -131,6 +166,8 @@ final class RawClient: @unchecked Sendable {
     }
 
     func readResponseNow() throws -> RawResponse {
+        lock.lock()
+        defer { lock.unlock() }
         let (status, headers) = try readHeadNow()
         let r = RawResponse(status: status, headers: headers, body: [])
         var body: [UInt8] = []
@@ -159,6 +196,8 @@ final class RawClient: @unchecked Sendable {
     /// Whether the server closed the connection (EOF with nothing more to read).
     func readsEOF() async throws -> Bool {
         try await offPool {
+            self.lock.lock()
+            defer { self.lock.unlock() }
             if !self.buffer.isEmpty { return false }
             return try !self.fill()
         }

@@ -76,18 +76,18 @@ public struct ModelToolSupport: Sendable {
                         thinking: Bool, renderedPrompt: String = "",
                         options: JSONSchemaOptions = JSONSchemaOptions(), maximumCalls: Int? = nil) throws(ToolCallingError) -> Grammar? {
         let opened = reasoningMarkers?.promptOpensReasoning(renderedPrompt) ?? false
-        let reasoning = thinking || opened ? reasoningMarkers : nil
         let kind = mode?.kind ?? .allowed
         if tools.isEmpty || kind == .disallowed {
             if kind == .required { throw .noToolsForRequiredCall }
             guard let response else { return nil }
-            guard let reasoning else { return response }
-            return try ToolCallGrammar.make(tools: [], dialect: dialect, mode: .disallowed, response: response,
-                                            reasoning: reasoning, startsInReasoning: opened, options: options)
+            guard reasoningMarkers != nil, thinking || opened else { return response }
+            return try ToolCallGrammar.forRequest(tools: [], dialect: dialect, mode: .disallowed, response: response,
+                                                  reasoning: reasoningMarkers, thinking: thinking, startsInReasoning: opened,
+                                                  options: options)
         }
-        return try ToolCallGrammar.make(tools: tools, dialect: dialect, mode: mode, response: response,
-                                        reasoning: reasoning, startsInReasoning: opened, options: options,
-                                        maximumCalls: maximumCalls)
+        return try ToolCallGrammar.forRequest(tools: tools, dialect: dialect, mode: mode, response: response,
+                                              reasoning: reasoningMarkers, thinking: thinking, startsInReasoning: opened,
+                                              options: options, maximumCalls: maximumCalls)
     }
 
     /// A parser for one reply.

@@ -63,6 +63,23 @@ public enum ToolCallGrammar {
         }
     }
 
+    /// The grammar for one request as an executor sees it: `reasoning` is the model's markers
+    /// (nil when it cannot reason), `thinking` whether the request lets it reason, and
+    /// `startsInReasoning` whether the rendered generation prompt already opened a reasoning
+    /// block (`ReasoningMarkers.promptOpensReasoning`). A prompt that opened the block wins over
+    /// `thinking`: the model is inside its thoughts whatever the request said, so the output
+    /// must close them before its text, JSON or calls.
+    public static func forRequest(tools: [Transcript.ToolDefinition], dialect: ToolCallDialect,
+                                  mode: GenerationOptions.ToolCallingMode?, response: Grammar?,
+                                  reasoning: ReasoningMarkers?, thinking: Bool, startsInReasoning: Bool,
+                                  options: JSONSchemaOptions = JSONSchemaOptions(),
+                                  maximumCalls: Int? = nil) throws(ToolCallingError) -> Grammar {
+        let opened = startsInReasoning && reasoning != nil
+        return try make(tools: tools, dialect: dialect, mode: mode, response: response,
+                        reasoning: thinking || opened ? reasoning : nil, startsInReasoning: opened,
+                        options: options, maximumCalls: maximumCalls)
+    }
+
     /// Free text: any UTF-8 without the call opener (and without the reasoning opener, so a
     /// reasoning block cannot start in the middle of the answer).
     static func freeText(dialect: ToolCallDialect, reasoning: ReasoningMarkers?) throws(GrammarError) -> Grammar {

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import LoomJSON
+@testable import Provider
+
+/// Issue 7 through `LocalLanguageModel`'s executor: a model whose chat template ends the
+/// generation prompt with `<think>\n` (DeepSeek-R1-Distill's) starts its output inside a
+/// reasoning block, so the grammar the executor compiles must let it finish the thoughts and
+/// close them before a call or the schema's JSON. The executor used to compile the tool grammar
+/// without knowing that; with reasoning switched off (`no_think`, which this template ignores),
+/// the grammar then forced the call at once, the parser (which did know) read it as thoughts,
+/// and the required call was lost.
+///
+/// The model is `Tests/Fixtures/reasoning/tiny-r1-think.gguf` (`make_reasoning_fixture.py`):
+/// one layer of random weights over a byte-level vocabulary with `<think>`/`</think>` tokens.
+/// Its choices are noise; the grammar and the completion planner make the output's shape, which
+/// is what these tests check.
+@Suite(.serialized) struct ReasoningPromptExecutorTests {
+    static var fixture: String {
+        ToolCallingFixtures.packageRoot.appendingPathComponent("Tests/Fixtures/reasoning/tiny-r1-think.gguf").path
+    }
+
+    static let question = Transcript.Entry.prompt(.init(segments: [.text(.init(content: "What is the weather in Paris?"))]))
+
+    func run(tools: [Transcript.ToolDefinition] = [], schema: GenerationSchema? = nil, mode: GenerationOptions.ToolCallingMode?,
+             level: ContextOptions.ReasoningLevel?) async throws -> RecordingChannel {
+        let model = LocalLanguageModel(path: Self.fixture, variant: .sequential, contextSize: 2048, threads: 1)
+        let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
+        let recording = RecordingChannel()
+        try await executor.respond(
+            to: LanguageModelExecutorGenerationRequest(
+                transcript: Transcript(entries: [Self.question]), enabledTools: tools, schema: schema,
+                generationOptions: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 200, toolCallingMode: mode),
+                contextOptions: ContextOptions(reasoningLevel: level)),
+            model: model, streamingInto: recording.channel)
+        return recording
+    }
+
+    @Test func theFixtureOpensReasoningInItsPrompt() throws {
+        let model = LocalLanguageModel(path: Self.fixture, variant: .sequential, contextSize: 2048, threads: 1)
+        let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
+        #expect(executor.reasoning == .think)
+        let prompt = try executor.preparePrompt(Transcript(entries: [Self.question]), schema: nil,
+                                                contextOptions: ContextOptions(reasoningLevel: .custom("no_think")))
+        #expect(prompt.text.hasSuffix("<think>\n"))
+        #expect(prompt.startsInReasoning)
+    }
+
+    @Test(arguments: [nil, ContextOptions.ReasoningLevel.custom("no_think")])
+    func requiredCallComesAfterTheThoughts(level: ContextOptions.ReasoningLevel?) async throws {
+        let tool = Transcript.ToolDefinition(name: "getWeather", description: "Current weather in a city.",
+                                             parameters: ToolCallingFixtures.weatherSchema)
+        let recording = try await run(tools: [tool], mode: .required, level: level)
+        let entries = recording.entries
+        #expect(entries.first?.kindName == "reasoning", "entries: \(entries.map(\.kindName))")
+        let calls = try #require(entries.compactMap(\.toolCallsValue).first, "the required call was lost; entries: \(entries.map(\.kindName))")
+        #expect(calls.calls.map(\.toolName) == ["getWeather"])
+        let city = try calls.calls[0].arguments.properties()["city"]?.value(String.self)
+        #expect(city != nil)
+    }
+
+    @Test func schemaAnswerComesAfterTheThoughts() async throws {
+        let schema = try GenerationSchema(jsonSchema: #"{"type":"object","properties":{"city":{"type":"string","maxLength":12}},"required":["city"],"additionalProperties":false}"#)
+        let recording = try await run(schema: schema, mode: nil, level: .custom("no_think"))
+        let entries = recording.entries
+        #expect(entries.first?.kindName == "reasoning", "entries: \(entries.map(\.kindName))")
+        let response = try #require(entries.compactMap(\.responseValue).last)
+        // Whichever way the assembler keeps it: streamed text, or a structured segment.
+        let json = response.segments.map { segment -> String in
+            switch segment {
+            case .text(let t): return t.content
+            case .structure(let s): return s.content.jsonString
+            default: return ""
+            }
+        }.joined()
+        let value = try JSONValue(parsing: json)
+        guard case .object(let object) = value, case .string? = object["city"] else {
+            Issue.record("the answer is not the schema's object: \(json)")
+            return
+        }
+    }
+}
