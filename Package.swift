@@ -42,9 +42,12 @@ let package = Package(
         .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON"]),
         .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletions", "ChatCompletionsServer"]),
 
+        // Test support only (never a dependency of a product): counts heap allocations of
+        // opted-in threads by interposing malloc, for the zero-allocation decode tests.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "AllocationCounter"]),
         .testTarget(name: "GrammarTests", dependencies: ["Grammar"]),
         .testTarget(name: "ProviderTests", dependencies: ["Provider"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
