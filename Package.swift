@@ -44,9 +44,12 @@ let package = Package(
 
         // Locators shared by the test targets (../shared, the default model); in no product.
         .target(name: "LoomTestSupport", path: "Tests/Support"),
+        // Test support only (never a dependency of a product): counts heap allocations of
+        // opted-in threads by interposing malloc, for the zero-allocation decode tests.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine"]),
+        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "AllocationCounter"]),
         .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar"]),
         .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),

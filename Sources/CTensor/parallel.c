@@ -227,3 +227,109 @@ void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *
     rows_task t = {y, gate, NULL, up, n, 0, 0, 0.0f};
     loom_pool_run(pool, swiglu_run, &t);
 }
+// MARK: - Fused matrix-vector products (decode)
+
+// Each thread's A16 row starts on its own cache line.
+static size_t a16_slot_bytes(int64_t n_cols) {
+    size_t b = loom_activation_bytes(n_cols > 0 ? n_cols : 0);
+    return (b + 63) / 64 * 64;
+}
+
+size_t loom_par_matvec_scratch_bytes(const loom_pool *pool, int64_t n_cols) {
+    return (size_t)loom_pool_size(pool) * a16_slot_bytes(n_cols);
+}
+
+// x in the form the parts' kernels read: NULL when every part has float weights (they read x
+// itself), else thread ith's A16 slot, quantized here. Every thread quantizes its own copy:
+// that costs the same wall time as one thread doing it before the dispatch, without making
+// the others wait for it.
+static const void *quantized_input(const loom_matvec_part *parts, int n_parts, int64_t n_cols, const float *x,
+                                   void *scratch, int ith) {
+    for (int i = 0; i < n_parts; i++) {
+        if (!loom_type_is_float(parts[i].type)) {
+            void *slot = (char *)scratch + (size_t)ith * a16_slot_bytes(n_cols);
+            loom_quantize_activation(x, n_cols, slot);
+            return slot;
+        }
+    }
+    return NULL;
+}
+
+static void part_rows(const loom_matvec_part *p, int64_t n_cols, const float *x, const void *xq, int64_t r0,
+                      int64_t r1) {
+    if (p->accumulate) loom_matvec_q_accumulate(p->type, p->w, p->row_bytes, n_cols, x, xq, p->y, r0, r1);
+    else loom_matvec_q(p->type, p->w, p->row_bytes, n_cols, x, xq, p->y, r0, r1);
+    if (p->bias) loom_add(p->y + r0, p->y + r0, p->bias + r0, r1 - r0);
+}
+
+typedef struct {
+    const loom_matvec_part *parts;
+    int n_parts;
+    int64_t n_cols;
+    const float *x;
+    void *scratch;
+} fused_task;
+
+static int64_t row_units(int64_t n_rows) { return (n_rows + LOOM_PAR_ROW_ALIGN - 1) / LOOM_PAR_ROW_ALIGN; }
+
+// The parts' rows, in LOOM_PAR_ROW_ALIGN units counted per part (so every part's split stays
+// aligned), are split as one range: a thread's share may span the end of one part and the
+// start of the next.
+static void fused_run(void *p, int ith, int nth) {
+    const fused_task *t = p;
+    int64_t total = 0;
+    for (int i = 0; i < t->n_parts; i++) total += row_units(t->parts[i].n_rows);
+    int64_t u0, u1;
+    loom_split_range(total, ith, nth, 1, &u0, &u1);
+    if (u0 >= u1) return;
+    const void *xq = quantized_input(t->parts, t->n_parts, t->n_cols, t->x, t->scratch, ith);
+    int64_t base = 0;
+    for (int i = 0; i < t->n_parts && base < u1; i++) {
+        const loom_matvec_part *pt = &t->parts[i];
+        int64_t units = row_units(pt->n_rows);
+        int64_t lo = u0 > base ? u0 : base, hi = u1 < base + units ? u1 : base + units;
+        if (lo < hi) {
+            int64_t r0 = (lo - base) * LOOM_PAR_ROW_ALIGN, r1 = (hi - base) * LOOM_PAR_ROW_ALIGN;
+            part_rows(pt, t->n_cols, t->x, xq, r0, r1 < pt->n_rows ? r1 : pt->n_rows);
+        }
+        base += units;
+    }
+}
+
+void loom_par_matvec_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
+                           const float *x, void *scratch) {
+    if (n_parts <= 0) return;
+    fused_task t = {parts, n_parts, n_cols, x, scratch};
+    loom_pool_run(pool, fused_run, &t);
+}
+
+typedef struct {
+    const loom_matvec_part *gate, *up;
+    int64_t n_cols;
+    const float *x;
+    float *h;
+    void *scratch;
+} swiglu_task;
+
+// Gate and up rows [r0, r1) on the same thread, so that thread can finish h[r0, r1) with no
+// further barrier. r0 stays a multiple of LOOM_PAR_ROW_ALIGN, so loom_swiglu puts every element
+// in the same vector lane group as one call over all rows would.
+static void matvec_swiglu_run(void *p, int ith, int nth) {
+    const swiglu_task *t = p;
+    int64_t r0, r1;
+    loom_split_range(t->gate->n_rows, ith, nth, LOOM_PAR_ROW_ALIGN, &r0, &r1);
+    if (r0 >= r1) return;
+    const loom_matvec_part pair[2] = {*t->gate, *t->up};
+    const void *xq = quantized_input(pair, 2, t->n_cols, t->x, t->scratch, ith);
+    part_rows(t->gate, t->n_cols, t->x, xq, r0, r1);
+    part_rows(t->up, t->n_cols, t->x, xq, r0, r1);
+    loom_swiglu(t->h + r0, t->gate->y + r0, t->up->y + r0, r1 - r0);
+}
+
+int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
+                           int64_t n_cols, const float *x, float *h, void *scratch) {
+    if (!gate || !up || gate->n_rows != up->n_rows) return -1;
+    swiglu_task t = {gate, up, n_cols, x, h, scratch};
+    loom_pool_run(pool, matvec_swiglu_run, &t);
+    return 0;
+}

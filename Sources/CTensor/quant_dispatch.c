@@ -196,16 +196,22 @@ void loom_matvec(int type, const void *w, size_t row_bytes, int64_t n_cols,
     loom_matmul_isa(loom_isa_active(), type, w, row_bytes, n_cols, x, n_cols, y, 0, 1, r_begin, r_end);
 }
 
-void loom_matmul_q_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
-                       const float *x, int64_t ldx, const void *xq, size_t xq_stride,
-                       float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
+static void matmul_q(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols, const float *x,
+                     int64_t ldx, const void *xq, size_t xq_stride, float *y, int64_t ldy, int64_t n_batch,
+                     int64_t r_begin, int64_t r_end, int accumulate) {
     const loom_quant_traits *t = traits_for(isa, type);
     if (r_end <= r_begin || n_batch <= 0) return;
     if (!t || !shape_ok(type, n_cols)) {
         poison(y, ldy, n_batch, r_begin, r_end);
         return;
     }
-    t->product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, 0);
+    t->product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, accumulate);
+}
+
+void loom_matmul_q_isa(loom_isa isa, int type, const void *w, size_t row_bytes, int64_t n_cols,
+                       const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                       float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
+    matmul_q(isa, type, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end, 0);
 }
 
 void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
@@ -219,4 +225,10 @@ void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end) {
     loom_matmul_q_isa(loom_isa_active(), type, w, row_bytes, n_cols, x, n_cols, xq, loom_a16_bytes(n_cols), y, 0, 1,
                       r_begin, r_end);
+}
+
+void loom_matvec_q_accumulate(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                              const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end) {
+    matmul_q(loom_isa_active(), type, w, row_bytes, n_cols, x, n_cols, xq, loom_a16_bytes(n_cols), y, 0, 1,
+             r_begin, r_end, 1);
 }

@@ -59,6 +59,48 @@ void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w,
 /// y = silu(gate) * up over n floats, split across the pool.
 void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n);
 
+// MARK: - Fused products of the decode step
+// One token's matrix-vector products are small (SmolLM2-135M: 576 columns), so a pool dispatch
+// per matrix costs about as much in barriers as the product itself. These run several
+// matrices that read the same input in one dispatch, quantize the input once per thread rather
+// than once per matrix, and fold the bias, residual and SwiGLU steps into the pass that
+// produces their operands. Results equal the unfused ops bit for bit.
+
+/// One weight matrix of a fused product: for r < n_rows, y[r] = W_r · x, or with `accumulate`
+/// y[r] += W_r · x (a residual connection); then, when `bias` is not NULL, y[r] += bias[r].
+typedef struct loom_matvec_part {
+    /// Weight type (loom_type).
+    int type;
+    /// Row 0 of the weights.
+    const void *w;
+    /// Bytes from one row to the next.
+    size_t row_bytes;
+    /// Rows (output elements).
+    int64_t n_rows;
+    /// Output, n_rows floats.
+    float *y;
+    /// Added after the product (n_rows floats), or NULL.
+    const float *bias;
+    /// Nonzero: add the product to y instead of storing it.
+    int accumulate;
+} loom_matvec_part;
+
+/// Scratch bytes loom_par_matvec_fused / loom_par_matvec_swiglu need for inputs of n_cols
+/// floats on this pool (one quantized copy of x per thread). Non-decreasing in n_cols.
+size_t loom_par_matvec_scratch_bytes(const loom_pool *pool, int64_t n_cols);
+
+/// Every part's product with the same x (n_cols floats), in one pool dispatch: the parts' rows
+/// are split across threads as one range. scratch: loom_par_matvec_scratch_bytes(pool, n_cols)
+/// bytes, 4-byte aligned. Part outputs must not overlap x or each other.
+void loom_par_matvec_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
+                           const float *x, void *scratch);
+
+/// h = silu(gate · x) * (up · x) in one dispatch: each thread computes the same rows of both
+/// products (into gate->y and up->y) and then its slice of h (h may alias gate->y or up->y).
+/// Returns 0, or -1 when the parts' row counts differ.
+int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
+                           int64_t n_cols, const float *x, float *h, void *scratch);
+
 #ifdef __cplusplus
 }
 #endif

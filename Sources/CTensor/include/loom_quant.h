@@ -90,6 +90,11 @@ void loom_quantize_activation(const float *x, int64_t n, void *dst);
 void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end);
 
+/// loom_matvec_q adding to y instead of storing: y[r] += W_r · x (a residual connection, with
+/// the rounding of computing the product and then one f32 addition).
+void loom_matvec_q_accumulate(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                              const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end);
+
 /// loom_matmul with every column already quantized: column b's A16 row starts at
 /// xq + b*xq_stride bytes (xq_stride >= loom_activation_bytes(n_cols), a multiple of 4).
 /// Float weight types read `x`/`ldx` instead; quantized types ignore them.

@@ -48,6 +48,11 @@ enum Kernels {
         loom_par_swiglu(pool.pool, y, gate, up, Int64(n))
     }
 
+    /// Scratch bytes the fused decode products need for inputs of up to `columns` elements.
+    static func matvecScratchBytes(_ pool: ThreadPool, columns: Int) -> Int {
+        Int(loom_par_matvec_scratch_bytes(pool.pool, Int64(columns)))
+    }
+
     /// Scratch floats `matmul` needs for rows of `columns` elements.
     static func matmulScratchFloats(_ pool: ThreadPool, columns: Int) -> Int {
         Int(loom_par_matmul_scratch_floats(pool.pool, Int64(columns)))

@@ -25,16 +25,18 @@ final class RunState {
     let attentionScratch: UnsafeMutablePointer<Float>
     /// Dequantized weight tiles for the batched (sgemm) matmul path, every thread.
     let matmulScratch: UnsafeMutablePointer<Float>
+    /// Per-thread quantized copies of a decode step's matrix input (`loom_par_matvec_fused`).
+    let matvecScratch: UnsafeMutableRawPointer
     /// Positions of the batch's tokens `[B]`.
     let positions: UnsafeMutablePointer<Int32>
 
     private let arena: UnsafeMutablePointer<Float>
 
     init(config c: ModelDescription, maxBatch b: Int, ropeTableFloats: Int, attentionScratchFloats: Int,
-         matmulScratchFloats: Int) {
+         matmulScratchFloats: Int, matvecScratchBytes: Int) {
         let sizes = [b * c.embeddingLength, b * c.embeddingLength, b * c.queryLength, b * c.kvLength, b * c.kvLength,
                      b * c.queryLength, b * c.feedForwardLength, b * c.feedForwardLength, b * c.vocabularySize,
-                     ropeTableFloats, attentionScratchFloats, matmulScratchFloats]
+                     ropeTableFloats, attentionScratchFloats, matmulScratchFloats, (matvecScratchBytes + 3) / 4]
         // Each buffer starts on a 64-byte boundary (16 floats) for the SIMD kernels.
         let padded = sizes.map { ($0 + 15) / 16 * 16 }
         let total = padded.reduce(0, +)
@@ -47,6 +49,7 @@ final class RunState {
         k = arena + offsets[3]; v = arena + offsets[4]; attention = arena + offsets[5]
         gate = arena + offsets[6]; up = arena + offsets[7]; logits = arena + offsets[8]
         ropeTable = arena + offsets[9]; attentionScratch = arena + offsets[10]; matmulScratch = arena + offsets[11]
+        matvecScratch = UnsafeMutableRawPointer(arena + offsets[12])
         positions = .allocate(capacity: b)
         positions.initialize(repeating: 0, count: b)
     }

@@ -1,0 +1,68 @@
+import CTensor
+
+/// The fused products of a one-token forward pass, described once when a transformer is built:
+/// per block, Q/K/V (with their biases) as one dispatch, the attention output projection added
+/// into the residual stream, gate and up finished by SwiGLU in one dispatch, and the down
+/// projection added into the residual stream; then the LM head.
+///
+/// Descriptors point at the weights and at the `RunState` buffers, which live as long as the
+/// transformer, so a decode step only passes pointers into this arena: no allocation, no
+/// per-token setup.
+final class DecodePlan {
+    /// Parts per block, in `Part` order.
+    static let partsPerBlock = 7
+
+    /// Index of a block's part in its run of `partsPerBlock`.
+    enum Part: Int {
+        case query = 0, key, value, attentionOutput, gate, up, down
+    }
+
+    /// Blocks covered.
+    let blockCount: Int
+    /// Per block: the RMSNorm gains before attention and before the feed-forward.
+    let attentionNorms, ffnNorms: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let parts: UnsafeMutablePointer<loom_matvec_part>
+
+    init(weights w: Weights, state s: RunState) {
+        blockCount = w.blocks.count
+        let count = blockCount * Self.partsPerBlock + 1
+        parts = .allocate(capacity: count)
+        attentionNorms = .allocate(capacity: max(blockCount, 1))
+        ffnNorms = .allocate(capacity: max(blockCount, 1))
+        func part(_ m: WeightMatrix, _ y: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>? = nil,
+                  accumulate: Bool = false) -> loom_matvec_part {
+            loom_matvec_part(type: m.type, w: m.data, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y, bias: bias,
+                             accumulate: accumulate ? 1 : 0)
+        }
+        for (l, b) in w.blocks.enumerated() {
+            (attentionNorms + l).initialize(to: b.attentionNorm)
+            (ffnNorms + l).initialize(to: b.ffnNorm)
+            let base = parts + l * Self.partsPerBlock
+            // Biases come as a set (ModelDescription.hasAttentionBias).
+            (base + Part.query.rawValue).initialize(to: part(b.query, s.q, bias: b.queryBias))
+            (base + Part.key.rawValue).initialize(to: part(b.key, s.k, bias: b.keyBias))
+            (base + Part.value.rawValue).initialize(to: part(b.value, s.v, bias: b.valueBias))
+            (base + Part.attentionOutput.rawValue).initialize(to: part(b.attentionOutput, s.x, accumulate: true))
+            (base + Part.gate.rawValue).initialize(to: part(b.ffnGate, s.gate))
+            (base + Part.up.rawValue).initialize(to: part(b.ffnUp, s.up))
+            (base + Part.down.rawValue).initialize(to: part(b.ffnDown, s.x, accumulate: true))
+        }
+        (parts + blockCount * Self.partsPerBlock).initialize(to: part(w.output, s.logits))
+    }
+
+    /// Block `l`'s part `p` (the following parts of the block follow it in memory).
+    @inline(__always)
+    func part(_ l: Int, _ p: Part) -> UnsafePointer<loom_matvec_part> {
+        UnsafePointer(parts + l * Self.partsPerBlock + p.rawValue)
+    }
+
+    /// The LM head, writing the logits buffer.
+    var output: UnsafePointer<loom_matvec_part> { UnsafePointer(parts + blockCount * Self.partsPerBlock) }
+
+    deinit {
+        parts.deinitialize(count: blockCount * Self.partsPerBlock + 1)
+        parts.deallocate()
+        attentionNorms.deallocate()
+        ffnNorms.deallocate()
+    }
+}
