@@ -241,7 +241,8 @@ extension Grammar {
     /// Compiles a JSON Schema given as JSON text.
     public convenience init(jsonSchema text: String, options: JSONSchemaOptions = JSONSchemaOptions()) throws(GrammarError) {
         let value: JSONValue
-        do { value = try JSONValue(parsing: text) } catch {
+        try JSONSchemaCompiler.checkDepth(text: text)
+        do { value = try JSONValue(parsing: text, maximumDepth: JSONSchemaCompiler.maximumDepth) } catch {
             throw GrammarError(.syntax, keyword: "json", pointer: "", error.description)
         }
         try self.init(jsonSchema: value, options: options)
