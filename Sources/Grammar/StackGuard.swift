@@ -11,13 +11,15 @@ import Darwin
 struct StackGuard {
     /// Lowest usable address (the stack grows down on every platform Loom runs on); 0 if unknown.
     private let floor: UInt
+    /// One past the highest address of the stack; 0 if unknown.
+    private let top: UInt
 
     /// Stack kept free below the guard for the work between checks and for error handling.
     static let reserve: UInt = 128 << 10
 
     /// A guard for the calling thread.
     init() {
-        var low: UInt = 0
+        var low: UInt = 0, high: UInt = 0
         #if canImport(Glibc)
         // `pthread_getattr_np` is a GNU extension the Glibc module does not import: look it up.
         typealias GetAttr = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
@@ -29,23 +31,33 @@ struct StackGuard {
                 var size = 0
                 if pthread_attr_getstack(&attr, &addr, &size) == 0, let addr {
                     low = UInt(bitPattern: addr)
+                    high = low + UInt(size)
                 }
                 pthread_attr_destroy(&attr)
             }
         }
         #elseif canImport(Darwin)
-        let top = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
-        low = top - UInt(pthread_get_stacksize_np(pthread_self()))
+        high = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
+        low = high - UInt(pthread_get_stacksize_np(pthread_self()))
         #endif
         floor = low == 0 ? 0 : low + StackGuard.reserve
+        top = high
     }
 
     /// True while the caller's frame is above the reserve.
     @inline(never)
-    func hasRoom() -> Bool {
+    func hasRoom() -> Bool { hasRoom(bytes: 0) }
+
+    /// True while `bytes` more stack fit above the reserve (recursion that cannot check as it goes,
+    /// such as the JSON parser, asks for its whole depth up front).
+    @inline(never)
+    func hasRoom(bytes: UInt) -> Bool {
         guard floor != 0 else { return true }
         var marker: UInt8 = 0
         let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        return here > floor
+        // A local outside the thread's stack (AddressSanitizer's use-after-return mode moves
+        // locals to a heap "fake stack") says nothing about the stack's depth: assume room.
+        guard here < top, here >= floor - StackGuard.reserve else { return true }
+        return here > floor && here - floor > bytes
     }
 }

@@ -1,0 +1,108 @@
+import Testing
+@testable import Grammar
+
+/// Masks of composed grammars shaped like Provider's tool-call grammar (free text that never
+/// contains the opener, then calls whose arguments are JSON-Schema grammars), computed over
+/// SmolLM2's real 49k vocabulary: every mask bit is checked against token-by-token acceptance.
+/// A regression suite for heap corruption seen only with such grammars and vocabularies.
+@Suite(.serialized) struct ComposedMaskTests {
+    static let model: ModelVocabulary.Loaded? = try? ModelVocabulary.load()
+
+    static let weather = #"""
+        {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
+         "required": ["city"], "additionalProperties": false}
+        """#
+    static let search = #"""
+        {"type": "object", "properties": {"query": {"type": "string", "maxLength": 40}, "limit": {"type": "integer", "minimum": 1, "maximum": 10},
+         "ratio": {"type": "number"}, "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}}},
+         "required": ["query", "limit"]}
+        """#
+
+    /// `text (<tool_call>\n{call}\n</tool_call>)*`, one alternative per tool.
+    static func toolGrammar() throws -> Grammar {
+        var objects: [Grammar] = []
+        for (name, schema) in [("getWeather", weather), ("search", search)] {
+            objects.append(try .sequence([Grammar(literal: #"{"name": ""# + name + #"", "arguments": "#),
+                                          Grammar(jsonSchema: schema), Grammar(literal: "}")]))
+        }
+        let block = try Grammar.sequence([Grammar(literal: "<tool_call>\n"), .choice(objects), Grammar(literal: "\n</tool_call>")])
+        let more = try Grammar.repetition(.sequence([Grammar(literal: "\n"), block]), minimum: 0, maximum: nil)
+        let free = try Grammar.text(excluding: ["<tool_call>", "</tool_call>", "<think>", "</think>"])
+        return try .sequence([free, .optional(.sequence([block, more]))])
+    }
+
+    /// Greedy longest-match tokenization over the model's tokens.
+    static func tokenize(_ text: String, _ tokens: [[UInt8]]) -> [Int] {
+        var byBytes: [[UInt8]: Int] = [:]
+        var longest = 1
+        for (id, t) in tokens.enumerated() where !t.isEmpty && byBytes[t] == nil {
+            byBytes[t] = id
+            longest = max(longest, t.count)
+        }
+        let bytes = Array(text.utf8)
+        var out: [Int] = []
+        var i = 0
+        while i < bytes.count {
+            var n = min(longest, bytes.count - i)
+            while n > 1, byBytes[Array(bytes[i..<(i + n)])] == nil { n -= 1 }
+            out.append(byBytes[Array(bytes[i..<(i + n)])]!)
+            i += n
+        }
+        return out
+    }
+
+    /// Replays `text`, checking at every step that the mask is exactly the set of accepted tokens.
+    static func replay(_ g: Grammar, _ text: String, _ model: ModelVocabulary.Loaded) -> (accepted: Bool, disagreements: Int) {
+        let v = model.vocabulary
+        let m = GrammarMatcher(grammar: g, vocabulary: v)
+        var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+        var disagreements = 0
+        for t in tokenize(text, model.tokens) {
+            m.mask(into: &mask)
+            for id in 0..<v.size where (mask[id >> 6] >> UInt64(id & 63) & 1 == 1) != m.isAllowed(token: id) {
+                disagreements += 1
+            }
+            guard m.accept(token: t) else { return (false, disagreements) }
+        }
+        m.mask(into: &mask)
+        let eos = v.endOfGeneration[0]
+        return (mask[eos >> 6] >> UInt64(eos & 63) & 1 == 1, disagreements)
+    }
+
+    @Test func toolCallGrammarMasksOverSmolLM2() throws {
+        let model = try #require(Self.model, "models/default.gguf is missing or unreadable")
+        #expect(model.vocabulary.size > 40_000)
+        let g = try Self.toolGrammar()
+        let call = #"""
+            Let me check. <tool_call>
+            {"name": "search", "arguments": {"query":"weather in Paris, 日本","limit":10,"ratio":-12.5e3,"tags":["a","bc"]}}
+            </tool_call>
+            <tool_call>
+            {"name": "getWeather", "arguments": {"city":"Paris","unit":"celsius"}}
+            </tool_call>
+            """#
+        let r = Self.replay(g, call, model)
+        #expect(r.accepted)
+        #expect(r.disagreements == 0)
+        let text = Self.replay(g, "The capital of France is Paris; 3.14 < 4 and \"quotes\" are fine.", model)
+        #expect(text.accepted)
+        #expect(text.disagreements == 0)
+        let bad = Self.replay(g, #"<tool_call>{"name": "search", "arguments": {"query":"x","limit":0}}"#, model)
+        #expect(!bad.accepted)
+        #expect(bad.disagreements == 0)
+    }
+
+    @Test func manyComposedGrammarsShareOneVocabulary() throws {
+        let model = try #require(Self.model, "models/default.gguf is missing or unreadable")
+        // Grammars of different sizes over one vocabulary: per-vocabulary caches must not mix them.
+        let plain = try Grammar.sequence([Grammar(literal: "A: "), Grammar(jsonSchema: #"{"type":"string"}"#)])
+        let bounded = try Grammar.sequence([.text(excluding: ["<x>"]), Grammar(literal: "<x>"),
+                                            Grammar(jsonSchema: #"{"type":"string","minLength":2,"maxLength":3}"#)])
+        for (g, text, ok) in [(plain, #"A: "hello, world""#, true), (bounded, #"hi <x>"abc""#, true),
+                              (bounded, #"hi <x>"abcd""#, false), (try Self.toolGrammar(), "plain text", true)] {
+            let r = Self.replay(g, text, model)
+            #expect(r.accepted == ok, "\(text)")
+            #expect(r.disagreements == 0, "\(text)")
+        }
+    }
+}
