@@ -415,17 +415,75 @@ extension GrammarAutomaton {
     }
 
     /// Prunes integer prefixes that no continuation can bring within the bounds, so masks stay
-    /// tight for the common `minimum`/`maximum` on integers. Only prefixes of plain digit strings
-    /// are judged; anything else is left to the exact check at the end.
+    /// tight for the common `minimum`/`maximum` on integers — and, more importantly, so that every
+    /// prefix the mask admits can still be completed. `2.5` must be refused under `maximum: 5`
+    /// (only `2.5e1` = 25 and larger are integral), or sampling can wander into a number that no
+    /// continuation finishes and the output can never be closed.
     private func numberPrefixViable(_ spec: NumberSpec, _ a: [Int32]) -> Bool {
         guard spec.minimum != nil || spec.maximum != nil else { return true }
         let bytes = a.dropFirst().map { UInt8($0) }
         let neg = bytes.first == 0x2D
-        let digits = neg ? Array(bytes.dropFirst()) : bytes
-        if digits.isEmpty { return neg ? spec.viableSign(negative: true) : true }
+        let body = neg ? Array(bytes.dropFirst()) : bytes
+        if body.isEmpty { return neg ? spec.viableSign(negative: true) : true }
         // With fractions and exponents any leading digits reach every magnitude; only integers
         // (whose reachable values are the integers written with these leading digits) are judged.
-        guard spec.integer != .any, spec.integer != .nonIntegral, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return true }
+        guard spec.integer != .any, spec.integer != .nonIntegral else { return true }
+        var intPart: [UInt8] = [], frac: [UInt8] = [], expDigits: [UInt8] = []
+        var part = 0, expNegative = false, expSigned = false
+        for b in body {
+            switch b {
+            case 0x2E: part = 1
+            case 0x65, 0x45: part = 2
+            case 0x2B: expSigned = true
+            case 0x2D: expNegative = true; expSigned = true
+            default:
+                if part == 0 { intPart.append(b) } else if part == 1 { frac.append(b) } else { expDigits.append(b) }
+            }
+        }
+        // Without a fraction or an exponent, the integers written with these leading digits.
+        if spec.integer == .digitsOnly { return digitPrefixViable(spec, neg, intPart) }
+        // Significant digits of the mantissa: an integral value reachable from here is these
+        // digits, then any digits, scaled by a power of ten (an exponent shifts the point).
+        let mantissa = intPart + frac
+        guard let first = mantissa.firstIndex(where: { $0 != 0x30 }) else {
+            // All zeros so far: 0 itself, or (more digits, an exponent) any integer of this sign.
+            if spec.admits(ExactDecimal(negative: false, digits: [], exponent: 0)) { return true }
+            guard part < 2 else { return false }
+            let one = ExactDecimal(negative: neg, digits: [1], exponent: 0)
+            let far = ExactDecimal(negative: neg, digits: [1], exponent: 1_000)
+            return neg ? spec.intervalIntersects(far, one) : spec.intervalIntersects(one, far)
+        }
+        let significant = Array(mantissa[first...])
+        // More mantissa digits reach every integer written with these leading digits.
+        if part < 2, digitPrefixViable(spec, neg, significant) { return true }
+        // Without more mantissa digits the value is core · 10^t with t = z + E − n (z trailing
+        // zeros of the significant digits, n fraction digits, E the exponent): `2.0` is 2,
+        // `20e-1` and `200.0e-2` are 2. Before the exponent any E can still be written.
+        var core = significant
+        var z = 0
+        while core.last == 0x30 { core.removeLast(); z += 1 }
+        let n = frac.count
+        let expPrefix = Array(expDigits.drop(while: { $0 == 0x30 }))
+        let anyExponent = expPrefix.isEmpty
+        let coreDigits = core.map { $0 - 0x30 }
+        for t in 0..<1_000 {
+            let e = t - z + n
+            let reachable: Bool
+            if part < 2 || (!expSigned && expDigits.isEmpty) { reachable = true }
+            else if e == 0 { reachable = anyExponent }
+            else if (e < 0) != expNegative { reachable = false }
+            else { reachable = anyExponent || Array(String(abs(e)).utf8).starts(with: expPrefix) }
+            let v = ExactDecimal(negative: neg, digits: coreDigits, exponent: t)
+            if reachable, spec.admits(v) { return true }
+            if let m = spec.maximum, !neg, ExactDecimal.compare(v, m) > 0 { return false }
+            if let m = spec.minimum, neg, ExactDecimal.compare(v, m) < 0 { return false }
+        }
+        return false
+    }
+
+    /// Whether some integer whose digits start with `digits` (ASCII) meets the bounds.
+    private func digitPrefixViable(_ spec: NumberSpec, _ neg: Bool, _ digits: [UInt8]) -> Bool {
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return true }
         guard let p = ExactDecimal(literal: digits) else { return true }
         if p.isZero { return spec.admits(p) }
         // Completions: p·10^k + r, 0 ≤ r < 10^k, for k = 0, 1, 2, …, in magnitude.

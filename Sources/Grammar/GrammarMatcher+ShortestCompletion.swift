@@ -12,6 +12,14 @@ public final class GrammarCompletionPlanner {
     private var known: [Int32: [UInt8]?] = [:]
     /// Most configurations one search may visit before it reports "unknown".
     public let explorationLimit: Int
+    /// Exact distances from the grammar's structure, built on first use.
+    private var distanceTable: CompletionDistances?
+    private var distances: CompletionDistances {
+        if let d = distanceTable { return d }
+        let d = CompletionDistances(automaton: automaton)
+        distanceTable = d
+        return d
+    }
 
     /// A planner for matchers of `matcher`'s family.
     public init(matcher: GrammarMatcher, explorationLimit: Int = 20_000) {
@@ -20,23 +28,56 @@ public final class GrammarCompletionPlanner {
     }
 
     /// The shortest byte string that completes `matcher` (empty when it is complete already); nil
-    /// when the matcher is dead or terminated, or when the search exceeded `explorationLimit`.
+    /// when the matcher is dead or terminated, or cannot be completed, or (only for grammars whose
+    /// per-node searches are unbounded) when no completion was found within the search limits.
     ///
-    /// Breadth-first over byte transitions, so the result is a shortest string; ties go to the
-    /// smallest byte, which keeps plans deterministic.
+    /// Walks down the exact distance table (`CompletionDistances`), so the result is a shortest
+    /// string; ties go to the smallest byte, which keeps plans deterministic.
     public func shortestCompletion(of matcher: GrammarMatcher) -> [UInt8]? {
         precondition(matcher.automaton === automaton, "planner used with a matcher of another grammar")
         let start = matcher.current
         guard start >= 0 else { return nil }
         if let memo = known[start] { return memo }
-        let result = search(from: start) ?? probe(from: start)
+        let result = walk(from: start) ?? search(from: start) ?? probe(from: start)
         known[start] = .some(result)
         return result
     }
 
-    /// The fewest bytes to completion (see `shortestCompletion(of:)`).
+    /// The fewest bytes to completion (see `shortestCompletion(of:)`); cheap once the current
+    /// configuration has been seen, since distances are remembered per configuration.
     public func shortestCompletionLength(of matcher: GrammarMatcher) -> Int? {
-        shortestCompletion(of: matcher)?.count
+        let start = matcher.current
+        guard start >= 0 else { return nil }
+        if let d = distances.distance(start) {
+            return d < CompletionDistances.unreachable ? d : nil
+        }
+        return shortestCompletion(of: matcher)?.count
+    }
+
+    /// Follows strictly decreasing distances to an accepting configuration: each step takes the
+    /// smallest byte whose successor is one byte nearer.
+    private func walk(from start: Int32) -> [UInt8]? {
+        guard let total = distances.distance(start), total < CompletionDistances.unreachable else { return nil }
+        var c = start
+        var left = total
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(total)
+        while left > 0 {
+            var moved = false
+            for b in 0..<256 {
+                let n = automaton.next(c, UInt8(b))
+                guard n >= 0, let d = distances.distance(n), d == left - 1 else { continue }
+                bytes.append(UInt8(b))
+                c = n
+                left = d
+                moved = true
+                break
+            }
+            // Distances are exact, so a nearer successor always exists; if the automaton hit a
+            // safety budget it may not, and the callers fall back to searching.
+            if !moved { return nil }
+        }
+        return automaton.cfgAccept[Int(c)] ? bytes : nil
     }
 
     /// When the exhaustive search is too wide (open-ended values nest without bound), a greedy

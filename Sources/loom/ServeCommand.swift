@@ -42,13 +42,10 @@ enum ServeCommand: LoomCommand {
     /// What ends the wait after binding: the model loaded, failed to load, or a stop signal.
     private enum Phase: Sendable { case loaded, failed(String), signal(Int32) }
 
-    /// The engine variants `--engine` accepts.
-    enum Engine: String { case sequential, pipelined, automatic }
-
     /// Everything the model itself needs, parsed from the flags.
     struct ModelSettings {
         var path: String
-        var engine: Engine
+        var engine: LocalLanguageModel.Variant
         var contextSize: Int
         var threads: Int
     }
@@ -81,7 +78,7 @@ enum ServeCommand: LoomCommand {
         }
 
         let engineName = args.value("engine") ?? "automatic"
-        guard let engine = Engine(rawValue: engineName) else {
+        guard let engine = LocalLanguageModel.Variant(rawValue: engineName) else {
             throw UsageError("--engine must be sequential, pipelined or automatic, not '\(engineName)'")
         }
         let settings = ModelSettings(path: args.modelPath, engine: engine,
@@ -95,17 +92,14 @@ enum ServeCommand: LoomCommand {
         let alias = args.value("alias") ?? Self.defaultModelID(path: settings.path)
         guard !alias.isEmpty else { throw UsageError("--alias must not be empty") }
 
-        let model = try makeModel(settings)
+        let model = makeModel(settings)
         try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
                         configuration: configuration, quiet: args.has("quiet"))
     }
 
     /// The only LocalLanguageModel-specific code: the model behind the server.
-    static func makeModel(_ settings: ModelSettings) throws -> any LanguageModel {
-        guard let variant = LocalLanguageModel.Variant(rawValue: settings.engine.rawValue) else {
-            throw UsageError("unknown engine '\(settings.engine.rawValue)'")
-        }
-        return LocalLanguageModel(path: settings.path, variant: variant, contextSize: settings.contextSize,
+    static func makeModel(_ settings: ModelSettings) -> any LanguageModel {
+        LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
                                   threads: settings.threads)
     }
 

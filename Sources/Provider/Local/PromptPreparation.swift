@@ -47,7 +47,28 @@ extension LocalLanguageModel.Executor {
                 throw LocalLanguageModelError.chatTemplateFailed("\(error)")
             }
             let addBOS = tokenizer.addBOSByDefault && !(bosText.isEmpty == false && text.hasPrefix(bosText))
-            let tokens = tokenizer.encode(text, addBOS: addBOS, parseSpecial: true)
+            var tokens: [Int32]
+            let protection = ControlTextProtection(tokenizer: tokenizer)
+            if protection.needsProtection(messages) {
+                // Message text spelling a special token stays text (see ControlTextProtection).
+                let (masked, contents) = protection.placeholders(for: messages)
+                let rendered: String
+                do {
+                    rendered = try template.render(messages: masked, tools: dialect.templateTools(tools),
+                                                   addGenerationPrompt: addGenerationPrompt,
+                                                   bosToken: bosText, eosToken: eosText, extra: extra)
+                } catch {
+                    throw LocalLanguageModelError.chatTemplateFailed("\(error)")
+                }
+                guard let protected = protection.encode(rendered: rendered, contents: contents, addBOS: addBOS) else {
+                    throw LanguageModelError.unsupportedTranscriptContent(.init(
+                        unsupportedContent: transcript.map { $0 },
+                        debugDescription: "a message spells a control token, and this chat template rewrites message text, so it cannot be kept out of the control-token space"))
+                }
+                tokens = protected
+            } else {
+                tokens = tokenizer.encode(text, addBOS: addBOS, parseSpecial: true)
+            }
             let startsInReasoning = addGenerationPrompt && (reasoning?.promptOpensReasoning(text) ?? false)
             return PreparedPrompt(tokens: tokens, text: text, stopSequences: [], startsInReasoning: startsInReasoning)
         }
