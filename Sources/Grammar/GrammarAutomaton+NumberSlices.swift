@@ -73,11 +73,11 @@ extension GrammarAutomaton {
         let syntax = a[0]
         // Near the length cap the exact length matters.
         if a.count - 1 + maxNumberTokenBytes >= 400 { return st }
-        // Prefix pruning judges only digit strings, and only with bounds on integers.
+        // With bounds on integers, prefix pruning judges every literal read so far — digits, and
+        // a fraction or exponent too (`2.` then `5` is refused under `maximum: 5`, since only
+        // 2.5e1 = 25 is integral, while `0.` then `5` is not): no representative stands for it.
         let prunes = (spec.minimum != nil || spec.maximum != nil) && spec.integer != .any && spec.integer != .nonIntegral
-        // Syntax states 0 (start), 1 (after '-') and 2/3 (integer digits) are digit strings;
-        // from 4 on a '.' or exponent has been read and pruning no longer applies.
-        if prunes && syntax <= 3 { return st }
+        if prunes { return st }
         let representative: [UInt8]
         switch syntax {
         case 0: representative = []

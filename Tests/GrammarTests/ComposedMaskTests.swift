@@ -105,4 +105,45 @@ import Testing
             #expect(r.disagreements == 0, "\(text)")
         }
     }
+
+    /// A number-byte vocabulary: single bytes plus multi-byte digit, fraction and exponent tokens.
+    static let numberVocabulary: (vocabulary: Vocabulary, tokens: [[UInt8]]) = {
+        var tokens: [[UInt8]] = (0..<256).map { [UInt8($0)] }
+        for t in ["25", "50", "5.", ".5", ".0", "0e", "e1", "e-1", "e+1", "1e1", "00", "2.5", "\"}", ",\""] { tokens.append(Array(t.utf8)) }
+        tokens.append(Array("</s>".utf8))
+        return (Vocabulary(tokens: tokens, endOfGeneration: [tokens.count - 1]), tokens)
+    }()
+
+    /// Bounded integers whose literal has a fraction or an exponent (`2.5e1`, `20e-1`): the mask
+    /// where the number is being read comes from a number slice, whose shared isolated state must
+    /// not forget digits the exact integer-prefix check still judges (`2.` then `5` is refused
+    /// under `maximum: 5`, `0.` then `5` is not). Every mask bit is checked against acceptance.
+    @Test func boundedIntegerSlicesMatchAcceptance() throws {
+        let (v, tokens) = Self.numberVocabulary
+        let schemas = [#"{"type":"integer","maximum":5}"#, #"{"type":"integer","minimum":20,"maximum":30}"#,
+                       #"{"type":"integer","minimum":-5}"#,
+                       #"{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"required":["n"]}"#]
+        let prefixes = ["2.", "2.0", "2.5", "2.5e", "0.", "0.5e", "20e-", "25e", "250e-", "1.", "-", "-2.", "4e", "2e0",
+                        #"{"n":2."#, #"{"n":0."#, #"{"n":2.5e"#, #"{"n":20e-"#]
+        for schema in schemas {
+            let g = try Grammar(jsonSchema: schema)
+            for prefix in prefixes {
+                let m = GrammarMatcher(grammar: g, vocabulary: v)
+                // Walk the prefix byte by byte through several masks, so slices of earlier states are cached too.
+                var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+                var live = true
+                for b in Array(prefix.utf8) {
+                    m.mask(into: &mask)
+                    if !m.accept(bytes: [b]) { live = false; break }
+                }
+                guard live else { continue }
+                m.mask(into: &mask)
+                var wrong: [String] = []
+                for id in 0..<v.size where (mask[id >> 6] >> UInt64(id & 63) & 1 == 1) != m.isAllowed(token: id) {
+                    wrong.append(String(decoding: tokens[id], as: UTF8.self))
+                }
+                #expect(wrong.isEmpty, "\(schema) after \(prefix): mask and acceptance disagree on \(wrong)")
+            }
+        }
+    }
 }
