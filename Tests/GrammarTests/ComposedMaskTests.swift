@@ -146,4 +146,28 @@ import Testing
             }
         }
     }
+
+    /// Composition's free text is a byte automaton, not a JSON string: even between quotes and
+    /// with `"` forbidden, the isolated-string fast path (and its allocation-free string walk)
+    /// must decline it, and the generic walk's mask must be exactly the accepted tokens.
+    @Test func composedTextIsNotTakenForAJSONString() throws {
+        let (v, tokens) = Self.numberVocabulary
+        let quoted = try Grammar.sequence([Grammar(literal: #"say: ""#), .text(excluding: ["\"", "\\"], maximumBytes: 6),
+                                           Grammar(literal: #"", n: "#), Grammar(jsonSchema: #"{"type":"string","maxLength":3}"#)])
+        for prefix in [#"say: ""#, #"say: "ab"#, #"say: "abcdef"#, #"say: "a", n: ""#, #"say: "a", n: "xy"#] {
+            let m = GrammarMatcher(grammar: quoted, vocabulary: v)
+            #expect(m.accept(bytes: Array(prefix.utf8)), "\(prefix)")
+            // At its byte bound the text frame is done and only the closing literal is live (a
+            // literal with `"` ahead is fine to isolate); before it, the text frame is live.
+            let inText = !prefix.contains(",") && !prefix.hasSuffix("abcdef")
+            if inText { #expect(m.automaton.isolatedString(m.current) == -1, "\(prefix)") }
+            var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+            m.mask(into: &mask)
+            var wrong: [String] = []
+            for id in 0..<v.size where (mask[id >> 6] >> UInt64(id & 63) & 1 == 1) != m.isAllowed(token: id) {
+                wrong.append(String(decoding: tokens[id], as: UTF8.self))
+            }
+            #expect(wrong.isEmpty, "after \(prefix): mask and acceptance disagree on \(wrong)")
+        }
+    }
 }
