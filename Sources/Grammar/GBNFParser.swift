@@ -12,6 +12,12 @@ struct GBNFParser {
     private var defined: Set<String> = []
     private var referencedAt: [String: Int] = [:]
     private var classCache: [CharClass: Int32] = [:]
+    /// Parenthesised groups open around the parser (it recurses into each).
+    private var depth = 0
+    /// Deepest group nesting accepted.
+    static let maximumNesting = 64
+    /// Looked up once nesting gets deep (finding a thread's stack can cost tens of microseconds).
+    private var stack: StackGuard?
 
     init(_ text: String) { s = text.unicodeScalars.map(\.value) }
 
@@ -129,7 +135,14 @@ struct GBNFParser {
                 item = classNode(.any)
             case 0x28:
                 i += 1
+                depth += 1
+                if depth > 16 && stack == nil { stack = StackGuard() }
+                if depth > GBNFParser.maximumNesting || stack?.hasRoom() == false {
+                    throw GrammarError(.limit, keyword: "gbnf", pointer: fail("").pointer,
+                                       "groups nested deeper than \(GBNFParser.maximumNesting)")
+                }
                 item = try alternates()
+                depth -= 1
                 skipSpace()
                 guard i < s.count, s[i] == 0x29 else { throw fail("expected ')'") }
                 i += 1

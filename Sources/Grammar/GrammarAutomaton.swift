@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The lazily built deterministic automaton behind a matcher.
 ///
 /// A matcher state is a *configuration*: the set of parser stacks still alive, each stack a
@@ -30,9 +36,15 @@ final class GrammarAutomaton {
     private(set) var cfgAccept: [Bool] = []
     private var cfgIds: [CfgKey: Int32] = [:]
 
-    /// `cfg * 256 + byte` → next cfg; -1 dead, -2 not yet computed.
-    private(set) var trans: UnsafeMutablePointer<Int32>
-    private var transCapacity: Int
+    /// `cfg * 256 + byte` → next cfg; -1 dead, -2 not yet computed. Address space for every
+    /// configuration the automaton may ever have is reserved up front (pages are only committed
+    /// as rows are written), so the table never moves: growing it by copying cost tens of
+    /// milliseconds in the middle of a mask once automata reached tens of thousands of states.
+    let trans: UnsafeMutablePointer<Int32>
+    private let transBytes: Int
+    private let transMapped: Bool
+    /// Configurations the table has room for.
+    private let configurationLimit: Int
 
     /// The configuration before any input.
     private(set) var start: Int32 = -1
@@ -54,6 +66,30 @@ final class GrammarAutomaton {
 
     /// Per DFA: true when no state rejects any byte.
     let totalDFA: [Bool]
+    /// Pattern transition tables copied to stable memory for allocation-free walks (on first use).
+    private var dfaTables: [UnsafeMutablePointer<Int32>?] = []
+
+    /// The transition table of pattern `d` (`state * 256 + byte` → state or -1), at a fixed address.
+    func dfaTable(_ d: Int32) -> UnsafeMutablePointer<Int32> {
+        if dfaTables.isEmpty { dfaTables = Array(repeating: nil, count: dfas.count) }
+        if let t = dfaTables[Int(d)] { return t }
+        let src = dfas[Int(d)].trans
+        let t = UnsafeMutablePointer<Int32>.allocate(capacity: max(src.count, 1))
+        t.initialize(from: src, count: src.count)
+        dfaTables[Int(d)] = t
+        return t
+    }
+
+    /// The longest token of the vocabulary the masks are computed over (set by the matcher before
+    /// the first mask; isolated string states are canonicalised relative to it).
+    var isolationTokenBytes = Int(Int32.max / 2)
+
+    // Number slices (see GrammarAutomaton+NumberSlices.swift).
+    /// Per configuration: index into `numberSlices`, -1 when it has no sliceable number frame, -2 not computed.
+    var sliceIndex: [Int32] = []
+    var numberSlices: [NumberSlice] = []
+    /// Per parent stack: whether nothing after the number frame returns to it can start with a number byte.
+    var followAvoidsNumberBytes: [Int32: Bool] = [:]
 
     init(_ grammar: Grammar) {
         self.grammar = grammar
@@ -62,22 +98,36 @@ final class GrammarAutomaton {
         totalDFA = grammar.dfas.map { d in
             (0..<d.stateCount).allSatisfy { q in (0..<256).allSatisfy { d.next(Int32(q), UInt8($0)) >= 0 } }
         }
-        transCapacity = 256
-        trans = .allocate(capacity: transCapacity * 256)
-        trans.initialize(repeating: -2, count: transCapacity * 256)
+        let want = GrammarAutomaton.maxConfigurations * 256 * MemoryLayout<Int32>.stride
+        if let p = mmap(nil, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+           p != UnsafeMutableRawPointer(bitPattern: -1) {
+            trans = p.bindMemory(to: Int32.self, capacity: want / 4)
+            transBytes = want
+            transMapped = true
+            configurationLimit = GrammarAutomaton.maxConfigurations
+        } else {
+            // No address space to reserve: a smaller fixed table (the limit only makes masks reject).
+            configurationLimit = 1 << 14
+            trans = .allocate(capacity: configurationLimit * 256)
+            transBytes = configurationLimit * 256 * 4
+            transMapped = false
+        }
         var ready: [Int32] = [], accept = false
         let s = push(grammar.root, initialState(grammar.root), 0)
         closure([s], &ready, &accept)
         start = internCfg(ready, accept)
     }
 
-    deinit { trans.deallocate() }
+    deinit {
+        for t in dfaTables { t?.deallocate() }
+        if transMapped { munmap(UnsafeMutableRawPointer(trans), transBytes) } else { trans.deallocate() }
+    }
 
     var configurationCount: Int { cfgReady.count }
 
     // MARK: - Interning
 
-    @inline(__always) private func push(_ node: Int32, _ state: Int32, _ parent: Int32) -> Int32 {
+    @inline(__always) func push(_ node: Int32, _ state: Int32, _ parent: Int32) -> Int32 {
         let key = StackKey(node: node, state: state, parent: parent)
         if let id = stackIds[key] { return id }
         let id = Int32(stNode.count)
@@ -96,25 +146,17 @@ final class GrammarAutomaton {
         return id
     }
 
-    private func internCfg(_ ready: [Int32], _ accept: Bool) -> Int32 {
+    func internCfg(_ ready: [Int32], _ accept: Bool) -> Int32 {
         if ready.isEmpty && !accept { return -1 }
         let key = CfgKey(ready: ready, accept: accept)
         if let id = cfgIds[key] { return id }
         // Memory guard: a runaway grammar stops growing (and can then only reject, never admit).
-        if cfgReady.count >= GrammarAutomaton.maxConfigurations { return -1 }
+        if cfgReady.count >= configurationLimit { return -1 }
         let id = Int32(cfgReady.count)
         cfgReady.append(ready)
         cfgAccept.append(accept)
         cfgIds[key] = id
-        if cfgReady.count > transCapacity {
-            let newCap = transCapacity * 2
-            let t = UnsafeMutablePointer<Int32>.allocate(capacity: newCap * 256)
-            t.moveInitialize(from: trans, count: transCapacity * 256)
-            (t + transCapacity * 256).initialize(repeating: -2, count: (newCap - transCapacity) * 256)
-            trans.deallocate()
-            trans = t
-            transCapacity = newCap
-        }
+        (trans + Int(id) * 256).initialize(repeating: -2, count: 256)
         return id
     }
 
@@ -122,7 +164,7 @@ final class GrammarAutomaton {
 
     /// Expands stacks until every live one has a byte-consuming frame on top (those are `ready`);
     /// reaching the empty stack means the input so far is a complete sentence.
-    private func closure(_ roots: [Int32], _ ready: inout [Int32], _ accept: inout Bool) {
+    func closure(_ roots: [Int32], _ ready: inout [Int32], _ accept: inout Bool) {
         var visited = Set<Int32>()
         var work = roots
         var budget = GrammarAutomaton.closureBudget
@@ -198,7 +240,7 @@ final class GrammarAutomaton {
                 default: ok = false
                 }
                 if !ok { frames.removeAll(); break }
-                frames.append(push(node, st, GrammarAutomaton.sentinel))
+                frames.append(push(node, isolatedStringState(node, st), GrammarAutomaton.sentinel))
             }
             if !frames.isEmpty {
                 frames.sort()
@@ -212,6 +254,22 @@ final class GrammarAutomaton {
         return result
     }
 
+    /// A representative of string state `st` for isolated walks. Isolated, a string never closes,
+    /// so a length counted only toward `minLength` does not matter, and with `maxLength` only a
+    /// remaining budget below the longest token's byte count does (a token has no more code points
+    /// than bytes). Counting strings otherwise made every token read a fresh full-vocabulary walk.
+    private func isolatedStringState(_ node: Int32, _ st: Int32) -> Int32 {
+        guard case .string(let spec) = nodes[Int(node)] else { return st }
+        let lengthSlot = 7  // `sLen` in the string aux layout
+        var a = aux[Int(st)]
+        if spec.maxLength < 0 {
+            a[lengthSlot] = Int32(spec.minLength)
+        } else if spec.maxLength - Int(a[lengthSlot]) > isolationTokenBytes + 1 {
+            a[lengthSlot] = Int32(spec.maxLength - isolationTokenBytes - 1)
+        }
+        return internAux(a)
+    }
+
     /// The single-frame configurations of a multi-frame isolated configuration (empty if single).
     func isolatedComponents(_ iso: Int32) -> [Int32] {
         let ready = cfgReady[Int(iso)]
@@ -220,15 +278,24 @@ final class GrammarAutomaton {
     }
 
     /// A key identifying an isolated configuration across grammars: one plain string frame (no
-    /// DFAs), described by its length bounds and state. nil otherwise.
-    func sharedKey(_ iso: Int32) -> [Int32]? {
+    /// DFAs that can reject), described by its state and remaining length budget. nil otherwise.
+    func sharedKey(_ iso: Int32, maxTokenBytes: Int) -> [Int32]? {
         let ready = cfgReady[Int(iso)]
         guard ready.count == 1 else { return nil }
         let s = ready[0]
         // DFAs that never reject a byte (such as "key not in this set") only matter when the string
         // closes, which needs a `"`: the isolated mask is that of the plain string.
         guard case .string(let spec) = nodes[Int(stNode[Int(s)])], spec.dfas.allSatisfy({ totalDFA[Int($0)] }) else { return nil }
-        return [Int32(spec.minLength), Int32(spec.maxLength)] + aux[Int(stState[Int(s)])].prefix(8)
+        // Isolated, the string can never close, so `minLength` and a length counted only toward it
+        // do not matter; with `maxLength` only the remaining budget does, and no token holds more
+        // code points than bytes. Keyed this way, every schema's plain strings share a few masks.
+        var key = Array(aux[Int(stState[Int(s)])].prefix(8))
+        var budget: Int32 = -1
+        if spec.maxLength >= 0 { budget = Int32(min(spec.maxLength - Int(key[7]), maxTokenBytes + 1)) }
+        key[7] = budget
+        // Tracking the decoded value also validates surrogate pairs in `\u` escapes.
+        key.append(spec.dfas.isEmpty ? 0 : 1)
+        return key
     }
 
     /// The configuration after `bytes`, or -1.

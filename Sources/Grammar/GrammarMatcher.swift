@@ -16,8 +16,11 @@ public final class GrammarMatcher {
     private var history: [Int32]
     /// Per-depth configuration scratch for the trie walk.
     private let walk: UnsafeMutablePointer<Int32>
-    /// A mask-sized scratch buffer.
+    /// Mask-sized scratch buffers (string components; number slices).
     private let scratch: UnsafeMutablePointer<UInt64>
+    private let sliceScratch: UnsafeMutablePointer<UInt64>
+    /// Per-depth string states for `fillStringMask`.
+    private let stringStates: UnsafeMutablePointer<StringWalkState>
 
     static let terminated: Int32 = -3
 
@@ -34,15 +37,22 @@ public final class GrammarMatcher {
         self.automaton = automaton
         self.cache = cache
         history = [automaton.start]
+        automaton.isolationTokenBytes = vocabulary.maxTokenLength
         history.reserveCapacity(1024)
         walk = .allocate(capacity: vocabulary.maxTokenLength + 2)
         scratch = .allocate(capacity: vocabulary.maskWordCount)
         scratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
+        sliceScratch = .allocate(capacity: vocabulary.maskWordCount)
+        stringStates = .allocate(capacity: vocabulary.maxTokenLength + 2)
+        stringStates.initialize(repeating: StringWalkState(), count: vocabulary.maxTokenLength + 2)
+        sliceScratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
     }
 
     deinit {
         walk.deallocate()
         scratch.deallocate()
+        sliceScratch.deallocate()
+        stringStates.deallocate()
     }
 
     /// A new matcher in the same state that shares this one's caches (not thread-safe together).
@@ -80,27 +90,63 @@ public final class GrammarMatcher {
             out.initialize(repeating: 0, count: words)
             return
         }
+        body(c, out)
+        if automaton.cfgAccept[Int(c)] {
+            for t in vocabulary.endOfGeneration { out[t >> 6] |= 1 << UInt64(t & 63) }
+        }
+    }
+
+    /// The tokens allowed from configuration `c` (cached; end-of-generation bits excluded).
+    private func body(_ c: Int32, _ out: UnsafeMutablePointer<UInt64>) {
+        let words = vocabulary.maskWordCount
         if let cached = cache.lookup(c) {
             out.update(from: cached, count: words)
             return
         }
-        let iso = automaton.isolatedString(c)
-        if iso >= 0 {
-            // Inside a JSON string: tokens without `"` cannot leave it, so their validity depends only
-            // on the string's own state — a mask cached per string state, shared by every context.
-            mask(of: iso, into: out)
-            fillMask(c, out, vocabulary.quoteTrie)
+        let slice = automaton.numberSlice(c, maxNumberTokenBytes: vocabulary.numberTrie.maxDepth)
+        if slice >= 0 {
+            // A union over stacks: the unsliced ones together, then each number frame.
+            let s = automaton.numberSlices[Int(slice)]
+            if s.rest >= 0 { body(s.rest, out) } else { out.initialize(repeating: 0, count: words) }
+            for p in s.parts {
+                numberMask(p.isolated, p.alone, sliceScratch)
+                for w in 0..<words { out[w] |= sliceScratch[w] }
+            }
         } else {
-            out.initialize(repeating: 0, count: words)
-            fillMask(c, out, vocabulary.trie)
-        }
-        if automaton.cfgAccept[Int(c)] {
-            for t in vocabulary.endOfGeneration { out[t >> 6] |= 1 << UInt64(t & 63) }
+            let iso = automaton.isolatedString(c)
+            if iso >= 0 {
+                // Inside a JSON string: tokens without `"` cannot leave it, so their validity depends only
+                // on the string's own state — a mask cached per string state, shared by every context.
+                mask(of: iso, into: out)
+                fillMask(c, out, vocabulary.quoteTrie)
+            } else {
+                out.initialize(repeating: 0, count: words)
+                fillMask(c, out, vocabulary.trie)
+            }
         }
         cache.store(c, out)
     }
 
-    /// The mask of configuration `c` (cached), without end-of-generation bits.
+    /// The mask of a lone number stack (`alone`): the tokens of number bytes its frame takes by
+    /// itself (`isolated`, shared by every context), plus the other tokens walked in context.
+    private func numberMask(_ isolated: Int32, _ alone: Int32, _ out: UnsafeMutablePointer<UInt64>) {
+        let words = vocabulary.maskWordCount
+        if let cached = cache.lookup(alone) {
+            out.update(from: cached, count: words)
+            return
+        }
+        if let cached = cache.lookup(isolated) {
+            out.update(from: cached, count: words)
+        } else {
+            out.initialize(repeating: 0, count: words)
+            fillMask(isolated, out, vocabulary.numberTrie)
+            cache.store(isolated, out)
+        }
+        fillMask(alone, out, vocabulary.nonNumberTrie)
+        cache.store(alone, out)
+    }
+
+    /// The mask of an isolated string configuration `c` (cached), without end-of-generation bits.
     private func mask(of c: Int32, into out: UnsafeMutablePointer<UInt64>) {
         if let cached = cache.lookup(c) {
             out.update(from: cached, count: vocabulary.maskWordCount)
@@ -117,13 +163,17 @@ public final class GrammarMatcher {
             cache.store(c, out)
             return
         }
-        let key = automaton.sharedKey(c)
+        let key = automaton.sharedKey(c, maxTokenBytes: vocabulary.maxTokenLength)
         if let key, vocabulary.sharedStringMasks.copy(key, into: out) {
             cache.store(c, out)
             return
         }
         out.initialize(repeating: 0, count: vocabulary.maskWordCount)
-        fillMask(c, out, vocabulary.trie)
+        if let frame = automaton.isolatedStringFrame(c) {
+            fillStringMask(frame.spec, frame.state, out, vocabulary.trie, stringStates)
+        } else {
+            fillMask(c, out, vocabulary.trie)
+        }
         cache.store(c, out)
         if let key { vocabulary.sharedStringMasks.store(key, out, words: vocabulary.maskWordCount) }
     }
@@ -133,7 +183,7 @@ public final class GrammarMatcher {
         let c = current
         guard c >= 0 else { return "dead" }
         let ready = automaton.cfgReady[Int(c)]
-        return "cfg \(c) ready \(ready.count) iso \(automaton.isolatedString(c)) top: " + (ready.first.map { automaton.describe($0) } ?? "-")
+        return "cfgs \(automaton.configurationCount) cfg \(c) ready \(ready.count) iso \(automaton.isolatedString(c)) top: " + (ready.first.map { automaton.describe($0) } ?? "-")
     }
 
     /// Writes the mask into an array (resized to `maskWordCount`).
@@ -149,7 +199,7 @@ public final class GrammarMatcher {
         let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
         let at = walk
         at[0] = c
-        var trans = automaton.trans
+        let trans = automaton.trans
         var i = 0
         while i < n {
             let d = Int(depth[i])
@@ -158,7 +208,6 @@ public final class GrammarMatcher {
             var nx = trans[Int(parent) &* 256 &+ Int(b)]
             if nx == -2 {
                 nx = automaton.step(parent, b)
-                trans = automaton.trans  // the table may have grown
             }
             if nx < 0 {
                 i = Int(skip[i])
@@ -257,41 +306,42 @@ public final class GrammarMatcher {
 }
 
 /// Masks computed per configuration, so a state reached again costs one copy.
+///
+/// Stored in fixed blocks that never move (doubling one buffer meant copying up to hundreds of
+/// megabytes in the middle of a mask).
 final class MaskCache {
     let words: Int
     private var slot: [Int32] = []
-    private var store: UnsafeMutablePointer<UInt64>
+    private var blocks: [UnsafeMutablePointer<UInt64>] = []
     private var used = 0
-    private var capacity: Int
+    private let perBlock: Int
     /// Memory bound for cached masks.
     static let maxBytes = 256 << 20
 
     init(words: Int) {
         self.words = words
-        capacity = 64
-        store = .allocate(capacity: capacity * words)
+        perBlock = max(1, (256 << 10) / (words * 8))
     }
 
-    deinit { store.deallocate() }
+    deinit { for b in blocks { b.deallocate() } }
 
     func lookup(_ c: Int32) -> UnsafeMutablePointer<UInt64>? {
         let i = Int(c)
-        guard i < slot.count, slot[i] >= 0 else { return nil }
-        return store + Int(slot[i]) * words
+        guard i >= 0, i < slot.count else { return nil }
+        let k = Int(slot[i])
+        guard k >= 0 else { return nil }
+        return blocks[k / perBlock] + (k % perBlock) * words
     }
 
     func store(_ c: Int32, _ mask: UnsafeMutablePointer<UInt64>) {
         let i = Int(c)
-        if used == capacity {
-            guard (capacity * 2) * words * 8 <= MaskCache.maxBytes else { return }
-            let n = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2 * words)
-            n.moveInitialize(from: store, count: used * words)
-            store.deallocate()
-            store = n
-            capacity *= 2
+        if i < slot.count, slot[i] >= 0 { return }
+        if used == blocks.count * perBlock {
+            guard (used + perBlock) * words * 8 <= MaskCache.maxBytes else { return }
+            blocks.append(.allocate(capacity: perBlock * words))
         }
         if i >= slot.count { slot.append(contentsOf: repeatElement(-1, count: i + 1 - slot.count + 64)) }
-        (store + used * words).initialize(from: mask, count: words)
+        (blocks[used / perBlock] + (used % perBlock) * words).initialize(from: mask, count: words)
         slot[i] = Int32(used)
         used += 1
     }

@@ -6,7 +6,18 @@ extension JSONSchemaCompiler {
         var types = f.types ?? allJSONTypes
         if types.contains("number") { types.insert("integer") }
         if let values = f.enumValues {
-            return b.alt(try finiteValues(f, values, pointer: pointer).map { literalNode($0) })
+            // Numbers are compared by value, so each is a number frame tracking its literal; one
+            // frame for all of them keeps a long numeric enum from running dozens in parallel.
+            var alts: [Int32] = [], numbers: [ExactDecimal] = []
+            for v in try finiteValues(f, values, pointer: pointer) {
+                if case .number(let n) = v, let d = ExactDecimal(n.literal) { numbers.append(d) } else { alts.append(literalNode(v)) }
+            }
+            if !numbers.isEmpty {
+                var s = NumberSpec()
+                s.allowed = numbers
+                alts.append(b.add(.number(s)))
+            }
+            return b.alt(alts)
         }
         var alts: [Int32] = []
         if types.contains("null") && !f.notValues.contains(.null) { alts.append(b.literal("null")) }

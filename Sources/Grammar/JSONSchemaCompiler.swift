@@ -22,6 +22,9 @@ struct JSONSchemaCompiler {
     var disjointDepth = 0
     /// Compiled patterns by mode and source (schemas repeat patterns across branches).
     var regexCache: [String: ByteDFA] = [:]
+    /// Compilation recurses with schema nesting and `$ref` chains: this turns running out of the
+    /// calling thread's stack into a typed error.
+    let stack = StackGuard()
 
     mutating func regex(_ p: String, _ mode: RegexMode, keyword: String, pointer: String) throws(GrammarError) -> ByteDFA {
         let key = (mode == .search ? "s:" : "f:") + p
@@ -46,6 +49,9 @@ struct JSONSchemaCompiler {
     }
 
     static func compile(_ root0: JSONValue, options: JSONSchemaOptions) throws(GrammarError) -> Grammar {
+        // Depth first: the vocabulary pass below walks the schema recursively too.
+        try checkDepth(root0)
+        for (_, doc) in options.remoteDocuments { try checkDepth(doc) }
         let root = try JSONSchemaVocabularies.apply(to: root0, remotes: options.remoteDocuments)
         var c = JSONSchemaCompiler(root: root, options: options)
         c.ws = options.whitespace ? c.b.add(.rep(c.b.add(.bytes(.jsonWhitespace)), min: 0, max: -1)) : c.b.add(.literal([]))
@@ -69,6 +75,10 @@ struct JSONSchemaCompiler {
     mutating func compileConj(_ locs: [SchemaLoc], resolved: Set<String>) throws(GrammarError) -> Int32 {
         let key = locs.map(\.key).sorted().joined(separator: "\u{1}") + "\u{2}" + resolved.sorted().joined(separator: "\u{1}")
         if let id = memo[key] { return id }
+        guard stack.hasRoom() else {
+            throw GrammarError(.limit, keyword: "depth", pointer: locs.first?.pointer ?? "",
+                               "schema nesting or $ref chain too deep for the calling thread's stack")
+        }
         if memo.count > 50_000 || b.nodes.count > 500_000 {
             throw GrammarError(.limit, keyword: "$ref", pointer: locs.first?.pointer ?? "", "schema expands to too many distinct subschemas")
         }

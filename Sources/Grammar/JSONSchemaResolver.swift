@@ -67,28 +67,35 @@ struct SchemaResolver {
         return base
     }
 
-    private mutating func index(_ value: JSONValue, base: String, pointer: String, docURI: String) {
-        guard case .object(let o) = value else {
-            if case .array(let xs) = value {
-                for (i, x) in xs.enumerated() { index(x, base: base, pointer: pointer + "/\(i)", docURI: docURI) }
+    /// Records every resource (`$id`) and anchor, in document order. Iterative: a schema's depth
+    /// must not decide whether the caller's thread stack overflows.
+    private mutating func index(_ root: JSONValue, base rootBase: String, pointer rootPointer: String, docURI: String) {
+        var work: [(value: JSONValue, base: String, pointer: String)] = [(root, rootBase, rootPointer)]
+        while let (value, base, pointer) = work.popLast() {
+            guard case .object(let o) = value else {
+                if case .array(let xs) = value {
+                    for (i, x) in xs.enumerated().reversed() { work.append((x, base, pointer + "/\(i)")) }
+                }
+                continue
             }
-            return
-        }
-        let here = baseInside(value, base: base)
-        // Each resource is addressed from its own root; keep the pointer relative to the document
-        // for messages but remember which resource it is.
-        // A location's `base` is the scope *around* it; its own `$id` is applied when it is read.
-        if here != base || pointer.isEmpty {
-            resources[here] = SchemaLoc(value: value, base: base, pointer: pointer)
-        }
-        let idKey = draft == .draft4 ? "id" : "$id"
-        if let id = o[idKey]?.stringValue, id.hasPrefix("#"), id.count > 1 {
-            anchors[SchemaResolver.stripFragment(base) + id] = SchemaLoc(value: value, base: base, pointer: pointer)
-        }
-        if let a = o["$anchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
-        if let a = o["$dynamicAnchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
-        for (k, v) in o where k != "enum" && k != "const" && k != "examples" && k != "default" {
-            index(v, base: here, pointer: pointer + "/" + k.replacingAll("~", "~0").replacingAll("/", "~1"), docURI: docURI)
+            let here = baseInside(value, base: base)
+            // Each resource is addressed from its own root; keep the pointer relative to the document
+            // for messages but remember which resource it is.
+            // A location's `base` is the scope *around* it; its own `$id` is applied when it is read.
+            if here != base || pointer.isEmpty {
+                resources[here] = SchemaLoc(value: value, base: base, pointer: pointer)
+            }
+            let idKey = draft == .draft4 ? "id" : "$id"
+            if let id = o[idKey]?.stringValue, id.hasPrefix("#"), id.count > 1 {
+                anchors[SchemaResolver.stripFragment(base) + id] = SchemaLoc(value: value, base: base, pointer: pointer)
+            }
+            if let a = o["$anchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
+            if let a = o["$dynamicAnchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
+            var children: [(value: JSONValue, base: String, pointer: String)] = []
+            for (k, v) in o where k != "enum" && k != "const" && k != "examples" && k != "default" {
+                children.append((v, here, pointer + "/" + k.replacingAll("~", "~0").replacingAll("/", "~1")))
+            }
+            work.append(contentsOf: children.reversed())
         }
     }
 

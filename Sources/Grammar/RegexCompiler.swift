@@ -20,7 +20,12 @@ struct RegexParser {
     private var i = 0
     private let pointer: String
     private let keyword: String
-    /// GBNF-style caret handling is not needed here; this is ECMAScript syntax.
+    /// Group nesting so far: parsing, and every pass over the tree after it, recurse with it.
+    private var depth = 0
+    /// Deepest group nesting accepted (real patterns nest a handful of levels).
+    static let maximumNesting = 64
+    /// Looked up once nesting gets deep (finding a thread's stack can cost tens of microseconds).
+    private var stack: StackGuard?
 
     init(_ pattern: String, keyword: String = "pattern", pointer: String = "") {
         s = pattern.unicodeScalars.map(\.value)
@@ -62,6 +67,7 @@ struct RegexParser {
 
     private mutating func parseQuantifiers(_ atom: RegexNode) throws(GrammarError) -> RegexNode {
         var node = atom
+        var stacked = 0
         while i < s.count {
             let c = s[i]
             var q: (Int, Int?)?
@@ -74,6 +80,9 @@ struct RegexParser {
             if case .endAnchor = node { throw unsupported("quantified anchor") }
             if let hi, hi < lo { throw fail("quantifier range out of order") }
             if i < s.count, s[i] == 0x3F { i += 1 }  // lazy: same language
+            // Stacked quantifiers nest nodes without parentheses: bound them like groups.
+            stacked += 1
+            if stacked > 8 { throw GrammarError(.limit, keyword: keyword, pointer: pointer, "regex: more than 8 stacked quantifiers at offset \(i)") }
             node = .repeated(node, min: lo, max: hi)
         }
         return node
@@ -121,6 +130,13 @@ struct RegexParser {
                 } else {
                     throw unsupported("lookaround or inline flags")
                 }
+            }
+            depth += 1
+            defer { depth -= 1 }
+            if depth > 16 && stack == nil { stack = StackGuard() }
+            if depth > RegexParser.maximumNesting || stack?.hasRoom() == false {
+                throw GrammarError(.limit, keyword: keyword, pointer: pointer,
+                                   "regex: groups nested deeper than \(RegexParser.maximumNesting) at offset \(i)")
             }
             let inner = try parseAlt()
             guard i < s.count, s[i] == 0x29 else { throw fail("missing ')'") }

@@ -29,6 +29,10 @@ public final class Vocabulary: @unchecked Sendable {
     /// Only the tokens containing `"`: the ones that can leave a JSON string, checked in context
     /// while everything else inside a string comes from a context-free cached mask.
     let quoteTrie: TokenTrie
+    /// Tokens made only of number bytes (`0-9 . e E + -`) and all the others: where a JSON number
+    /// is being read, the former's validity depends on the number alone (see `NumberSlice`).
+    let numberTrie: TokenTrie
+    let nonNumberTrie: TokenTrie
     /// Masks of plain JSON-string states, shared by every grammar over this vocabulary.
     let sharedStringMasks = SharedMaskStore()
     /// Longest token in bytes (depth of the trie).
@@ -55,6 +59,9 @@ public final class Vocabulary: @unchecked Sendable {
         let ids = (0..<size).filter { !tokens[$0].isEmpty && !eog.contains($0) }
         trie = TokenTrie(tokens: tokens, ids: ids)
         quoteTrie = TokenTrie(tokens: tokens, ids: ids.filter { tokens[$0].contains(0x22) })
+        let numeric = ids.filter { GrammarAutomaton.isNumberToken(tokens[$0]) }
+        numberTrie = TokenTrie(tokens: tokens, ids: numeric)
+        nonNumberTrie = TokenTrie(tokens: tokens, ids: ids.filter { !GrammarAutomaton.isNumberToken(tokens[$0]) })
     }
 
     deinit {

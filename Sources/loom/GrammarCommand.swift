@@ -12,11 +12,14 @@ enum GrammarCommand: LoomCommand {
     static let usage = """
         usage: loom grammar compile (--schema FILE | --gbnf FILE | --regex R) [--lenient]
                loom grammar replay -m MODEL (--suite FILE.jsonl | --jsts DIR) [--lenient] [--verbose] [--json] [--limit N]
+                                   [--dump-masks DIR]
           compile   print the compiled grammar (GBNF-like) or the typed error (exit 1)
           replay    tokenize every test instance with MODEL's tokenizer and replay it token by token:
                     each token of a valid instance must be inside the mask computed just before it and
                     end-of-generation allowed at the end; an invalid one must leave the mask somewhere
           --lenient ignore constraints that cannot be enforced exactly (with warnings)
+          --dump-masks DIR  write vocab.json, masks.bin and steps.jsonl (every mask of every valid
+                    instance) for Benchmarks/grammar/llguidance-compare
           --json    print {"vocab", "vocab_size", "schemas", "with_tests", "compiled", "passed", "pass_rate",
                     "instances", "invalid_accepted", "valid_rejected", "mask_us", "compile_ms",
                     "forced_share", "mask_density", "per_schema" (with --verbose)}

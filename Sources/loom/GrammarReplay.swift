@@ -11,7 +11,7 @@ enum GrammarReplay {
     struct Item { let id: String; let schema: JSONValue; let cases: [Case] }
 
     static func run(_ arguments: [String]) throws {
-        let args = try Arguments(arguments, flags: ["lenient", "verbose", "json"], options: ["model", "suite", "jsts", "limit"],
+        let args = try Arguments(arguments, flags: ["lenient", "verbose", "json"], options: ["model", "suite", "jsts", "limit", "dump-masks"],
                                  aliases: ["m": "model"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         guard (args.value("suite") == nil) != (args.value("jsts") == nil) else { throw UsageError("give exactly one of --suite, --jsts") }
@@ -47,7 +47,14 @@ enum GrammarReplay {
 
         let progress = ProcessEnvironment.value("LOOM_REPLAY_PROGRESS") != nil
         var bar = Progress(json: args.has("json") || progress)
-        for item in items {
+        // `--dump-masks DIR`: every mask computed for a valid instance, for comparisons with other
+        // engines (Benchmarks/grammar/llguidance-compare): vocab.json, masks.bin (raw UInt64 words,
+        // one mask after another), steps.jsonl (one line per valid instance).
+        var dump: MaskDump?
+        if let dir = args.value("dump-masks") {
+            dump = try MaskDump(directory: dir, vocabulary: vocab, tokenizer: tokenizer)
+        }
+        for (index, item) in items.enumerated() {
             bar.step("grammar replay: schema", perSchema.count + 1, of: items.count)
             if progress { StandardError.line("schema \(item.id)") }
             if !item.cases.isEmpty { withTests += 1 }
@@ -71,6 +78,8 @@ enum GrammarReplay {
                 var rejectedAt: Int?
                 var timedOut = false
                 let started = threadCPUNanos()
+                var dumpedNs: [UInt64] = []
+                let dumpStart = dump?.steps ?? 0
                 for (k, t) in ids.enumerated() {
                     // A pathological ambiguous grammar must not stall the benchmark: give up after
                     // 5 s of CPU on one instance and count it as rejected there (reported).
@@ -83,6 +92,7 @@ enum GrammarReplay {
                     let inMask = mask[tok >> 6] >> UInt64(tok & 63) & 1 == 1
                     if c.valid {
                         maskNs.append(e - s)
+                        if let dump { dump.write(mask); dumpedNs.append(e - s) }
                         if slowReport, e - s > 2_000_000 {
                             let prefix = tokenizer.tokenBytes(t)
                             StandardError.line("slow mask \((e - s) / 1000) µs: \(item.id) token \(k) next=\(String(decoding: prefix, as: UTF8.self)) \(before.prefix(200))")
@@ -97,10 +107,15 @@ enum GrammarReplay {
                     if !inMask || !m.accept(token: tok) { rejectedAt = k; break }
                 }
                 if rejectedAt == nil {
+                    let s = threadCPUNanos()
                     m.mask(into: &mask)
+                    if c.valid, let dump { dumpedNs.append(threadCPUNanos() - s); dump.write(mask) }
                     if eos < 0 || mask[eos >> 6] >> UInt64(eos & 63) & 1 == 0 { rejectedAt = ids.count }
                 }
                 let accepted = rejectedAt == nil
+                if c.valid, let dump {
+                    dump.line(index: index, id: item.id, tokens: ids.map(Int.init), nanos: dumpedNs, first: dumpStart)
+                }
                 if accepted != c.valid {
                     ok = false
                     if c.valid { validRejected += 1 } else { invalidAccepted += 1 }
@@ -144,6 +159,53 @@ enum GrammarReplay {
             StandardOutput.write(out.serialized() + "\n")
         } else {
             StandardOutput.write(out.serialized(.pretty) + "\n")
+        }
+    }
+
+    /// Masks written by `--dump-masks`.
+    final class MaskDump {
+        let masks: UnsafeMutablePointer<FILE>
+        let lines: UnsafeMutablePointer<FILE>
+        private(set) var steps = 0
+
+        init(directory: String, vocabulary: Vocabulary, tokenizer: Tokenizer) throws {
+            mkdir(directory, 0o755)
+            var tokens: [JSONValue] = []
+            for id in 0..<vocabulary.size {
+                let hex = vocabulary.bytes(of: id).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                tokens.append(.string(hex))
+            }
+            let doc = JSONValue.object(JSONObject([
+                ("eos", .array(vocabulary.endOfGeneration.map { .number(JSONNumber($0)) })),
+                ("words", .number(JSONNumber(vocabulary.maskWordCount))),
+                ("tokens", .array(tokens)),
+            ]))
+            guard let v = fopen(directory + "/vocab.json", "wb"), let m = fopen(directory + "/masks.bin", "wb"),
+                  let l = fopen(directory + "/steps.jsonl", "wb") else { throw RuntimeError("cannot write to \(directory)") }
+            let text = doc.serialized()
+            fputs(text, v)
+            fclose(v)
+            masks = m
+            lines = l
+        }
+
+        deinit {
+            fclose(masks)
+            fclose(lines)
+        }
+
+        func write(_ mask: [UInt64]) {
+            _ = mask.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, masks) }
+            steps += 1
+        }
+
+        func line(index: Int, id: String, tokens: [Int], nanos: [UInt64], first: Int) {
+            let doc = JSONValue.object(JSONObject([
+                ("schema", .number(JSONNumber(index))), ("id", .string(id)), ("first", .number(JSONNumber(first))),
+                ("tokens", .array(tokens.map { .number(JSONNumber($0)) })),
+                ("mask_ns", .array(nanos.map { .number(JSONNumber(Int($0))) })),
+            ]))
+            fputs(doc.serialized() + "\n", lines)
         }
     }
 

@@ -1,0 +1,255 @@
+/// The trie walk for a lone JSON string frame, with the string's state unpacked into a few
+/// integers instead of interned configurations.
+///
+/// Inside a string with a length counter or a pattern, nearly every token leads to a new state, and
+/// the generic walk interned a configuration for each trie node it visited (thousands per mask).
+/// Isolated (over the sentinel) a string frame can never close, so its walk needs no parser at
+/// all: this mirrors `stringConsume` byte for byte on a value type, with the patterns' transition
+/// tables read in place, and allocates nothing.
+struct StringWalkState {
+    var phase: Int32 = 0, need: Int32 = 0, lo: Int32 = 0, hi: Int32 = 0
+    var hexCount: Int32 = 0, hex: Int32 = 0, high: Int32 = 0, length: Int32 = 0
+    var dfa: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+}
+
+/// What the walk needs of a `StringSpec`: bounds and up to four pattern tables.
+struct StringWalkSpec {
+    var minLength: Int32 = 0
+    var maxLength: Int32 = -1
+    var dfaCount = 0
+    var tables: (UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) = (nil, nil, nil, nil)
+
+    static let maxDFAs = 4
+
+    @inline(__always) func table(_ k: Int) -> UnsafePointer<Int32> {
+        switch k {
+        case 0: return tables.0!
+        case 1: return tables.1!
+        case 2: return tables.2!
+        default: return tables.3!
+        }
+    }
+}
+
+// Phases of the string aux layout (see GrammarAutomaton+Nodes.swift).
+private let pOpen: Int32 = 0, pContent: Int32 = 1, pEscape: Int32 = 2, pHex: Int32 = 3
+private let pLowBackslash: Int32 = 4, pLowU: Int32 = 5, pLowHex: Int32 = 6
+
+extension StringWalkState {
+    @inline(__always) private mutating func feed(_ spec: StringWalkSpec, _ b: UInt8) -> Bool {
+        if spec.dfaCount == 0 { return true }
+        var k = 0
+        while k < spec.dfaCount {
+            let cur: Int32
+            switch k {
+            case 0: cur = dfa.0
+            case 1: cur = dfa.1
+            case 2: cur = dfa.2
+            default: cur = dfa.3
+            }
+            let t = spec.table(k)[Int(cur) &* 256 &+ Int(b)]
+            if t < 0 { return false }
+            switch k {
+            case 0: dfa.0 = t
+            case 1: dfa.1 = t
+            case 2: dfa.2 = t
+            default: dfa.3 = t
+            }
+            k += 1
+        }
+        return true
+    }
+
+    @inline(__always) private mutating func countChar(_ spec: StringWalkSpec) -> Bool {
+        if spec.maxLength >= 0 {
+            if length >= spec.maxLength { return false }
+            length += 1
+        } else if length < spec.minLength {
+            length += 1
+        }
+        return true
+    }
+
+    @inline(__always) private static func hexValue(_ b: UInt8) -> Int32 {
+        switch b {
+        case 0x30...0x39: return Int32(b - 0x30)
+        case 0x41...0x46: return Int32(b - 0x41 + 10)
+        case 0x61...0x66: return Int32(b - 0x61 + 10)
+        default: return -1
+        }
+    }
+
+    /// Consumes one byte as the isolated string frame would; false when the frame rejects it or
+    /// would close (closing over the sentinel is a dead end).
+    @inline(__always) mutating func step(_ b: UInt8, _ spec: StringWalkSpec) -> Bool {
+        let tracksValue = spec.dfaCount > 0
+        switch phase {
+        case pOpen:
+            guard b == 0x22 else { return false }
+            phase = pContent
+            return true
+        case pContent:
+            if need > 0 {
+                guard Int32(b) >= lo && Int32(b) <= hi else { return false }
+                need -= 1
+                lo = 0x80
+                hi = 0xBF
+                if need == 0 { lo = 0; hi = 0 }
+                return feed(spec, b)
+            }
+            if b == 0x22 { return false }
+            if b == 0x5C { phase = pEscape; return true }
+            if b < 0x20 { return false }
+            var n: Int32 = 0, l: Int32 = 0x80, h: Int32 = 0xBF
+            switch b {
+            case 0x20...0x7F: n = 0
+            case 0xC2...0xDF: n = 1
+            case 0xE0: n = 2; l = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: n = 2
+            case 0xED: n = 2; h = 0x9F
+            case 0xF0: n = 3; l = 0x90
+            case 0xF1...0xF3: n = 3
+            case 0xF4: n = 3; h = 0x8F
+            default: return false
+            }
+            if !countChar(spec) { return false }
+            if !feed(spec, b) { return false }
+            if n > 0 { need = n; lo = l; hi = h }
+            return true
+        case pEscape:
+            let decoded: UInt8
+            switch b {
+            case 0x22, 0x5C, 0x2F: decoded = b
+            case 0x62: decoded = 0x08
+            case 0x66: decoded = 0x0C
+            case 0x6E: decoded = 0x0A
+            case 0x72: decoded = 0x0D
+            case 0x74: decoded = 0x09
+            case 0x75:
+                phase = pHex
+                hexCount = 0
+                hex = 0
+                return true
+            default: return false
+            }
+            if !countChar(spec) { return false }
+            if !feed(spec, decoded) { return false }
+            phase = pContent
+            return true
+        case pHex, pLowHex:
+            let d = StringWalkState.hexValue(b)
+            if d < 0 { return false }
+            if tracksValue { hex = hex &* 16 &+ d }
+            hexCount += 1
+            if hexCount < 4 { return true }
+            let v = UInt32(bitPattern: hex)
+            hexCount = 0
+            hex = 0
+            if !tracksValue {
+                if !countChar(spec) { return false }
+                phase = pContent
+                return true
+            }
+            var cp: UInt32
+            if phase == pLowHex {
+                guard (0xDC00...0xDFFF).contains(v) else { return false }
+                cp = 0x10000 + ((UInt32(bitPattern: high) - 0xD800) << 10) + (v - 0xDC00)
+                high = 0
+            } else if (0xD800...0xDBFF).contains(v) {
+                high = Int32(v)
+                phase = pLowBackslash
+                return true
+            } else if (0xDC00...0xDFFF).contains(v) {
+                return false
+            } else {
+                cp = v
+            }
+            if !countChar(spec) { return false }
+            // UTF-8 of the code point, fed byte by byte.
+            if cp < 0x80 {
+                if !feed(spec, UInt8(cp)) { return false }
+            } else if cp < 0x800 {
+                if !feed(spec, UInt8(0xC0 | (cp >> 6))) || !feed(spec, UInt8(0x80 | (cp & 0x3F))) { return false }
+            } else if cp < 0x10000 {
+                if !feed(spec, UInt8(0xE0 | (cp >> 12))) || !feed(spec, UInt8(0x80 | ((cp >> 6) & 0x3F)))
+                    || !feed(spec, UInt8(0x80 | (cp & 0x3F))) { return false }
+            } else {
+                if !feed(spec, UInt8(0xF0 | (cp >> 18))) || !feed(spec, UInt8(0x80 | ((cp >> 12) & 0x3F)))
+                    || !feed(spec, UInt8(0x80 | ((cp >> 6) & 0x3F))) || !feed(spec, UInt8(0x80 | (cp & 0x3F))) { return false }
+            }
+            cp = 0
+            phase = pContent
+            return true
+        case pLowBackslash:
+            guard b == 0x5C else { return false }
+            phase = pLowU
+            return true
+        case pLowU:
+            guard b == 0x75 else { return false }
+            phase = pLowHex
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension GrammarMatcher {
+    /// ORs into `out` the tokens of `trie` that the lone string frame takes without closing.
+    func fillStringMask(_ spec: StringWalkSpec, _ start: StringWalkState, _ out: UnsafeMutablePointer<UInt64>,
+                        _ trie: TokenTrie, _ states: UnsafeMutablePointer<StringWalkState>) {
+        let n = trie.nodeCount
+        let byte = trie.byte, depth = trie.depth, skip = trie.skip
+        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
+        states[0] = start
+        var i = 0
+        while i < n {
+            let d = Int(depth[i])
+            var s = states[d - 1]
+            if !s.step(byte[i], spec) {
+                i = Int(skip[i])
+                continue
+            }
+            states[d] = s
+            var k = Int(ts[i])
+            let e = Int(te[i])
+            while k < e {
+                let t = Int(toks[k])
+                out[t >> 6] |= 1 << UInt64(t & 63)
+                k += 1
+            }
+            i += 1
+        }
+    }
+}
+
+extension GrammarAutomaton {
+    /// For an isolated configuration that is one string frame over the sentinel (with at most
+    /// `StringWalkSpec.maxDFAs` patterns), the frame unpacked for `fillStringMask`; else nil.
+    func isolatedStringFrame(_ c: Int32) -> (spec: StringWalkSpec, state: StringWalkState)? {
+        let ready = cfgReady[Int(c)]
+        guard ready.count == 1 else { return nil }
+        let s = Int(ready[0])
+        guard stParent[s] == GrammarAutomaton.sentinel, case .string(let spec) = nodes[Int(stNode[s])],
+              spec.dfas.count <= StringWalkSpec.maxDFAs else { return nil }
+        let a = aux[Int(stState[s])]
+        var w = StringWalkSpec()
+        w.minLength = Int32(spec.minLength)
+        w.maxLength = Int32(spec.maxLength)
+        w.dfaCount = spec.dfas.count
+        var st = StringWalkState()
+        st.phase = a[0]; st.need = a[1]; st.lo = a[2]; st.hi = a[3]
+        st.hexCount = a[4]; st.hex = a[5]; st.high = a[6]; st.length = a[7]
+        for (k, d) in spec.dfas.enumerated() {
+            let table = UnsafePointer(dfaTable(d))
+            let q = a[8 + k]
+            switch k {
+            case 0: w.tables.0 = table; st.dfa.0 = q
+            case 1: w.tables.1 = table; st.dfa.1 = q
+            case 2: w.tables.2 = table; st.dfa.2 = q
+            default: w.tables.3 = table; st.dfa.3 = q
+            }
+        }
+        return (w, st)
+    }
+}
