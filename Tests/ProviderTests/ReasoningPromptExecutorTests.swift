@@ -17,7 +17,7 @@ import LoomJSON
 /// is what these tests check.
 @Suite(.serialized) struct ReasoningPromptExecutorTests {
     static var fixture: String {
-        ToolCallingFixtures.packageRoot.appendingPathComponent("Tests/Fixtures/reasoning/tiny-r1-think.gguf").path
+        SharedData.packageRoot.appendingPathComponent("Tests/Fixtures/reasoning/tiny-r1-think.gguf").path
     }
 
     static let question = Transcript.Entry.prompt(.init(segments: [.text(.init(content: "What is the weather in Paris?"))]))
