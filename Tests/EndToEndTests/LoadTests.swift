@@ -55,7 +55,7 @@ import Testing
         let seconds = environment["LOOM_LOAD_SECONDS"].flatMap(Double.init) ?? 0
         let tokens = seconds > 0 ? 48 : 12
         // One thread per engine: 16 engines on a 2-core machine already oversubscribe it.
-        let model = LocalLanguageModel(path: E2EData.defaultModel, variant: .automatic, contextSize: 512, threads: 1)
+        let model = LocalLanguageModel(path: SharedData.defaultModel, variant: .automatic, contextSize: 512, threads: 1)
         let jobs = Self.jobs
 
         var solo: [String] = []
