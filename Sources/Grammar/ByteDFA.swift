@@ -103,12 +103,12 @@ struct ByteDFA: Sendable, Hashable {
     /// Every byte string except the given ones.
     static func excluding(_ words: [[UInt8]]) -> ByteDFA {
         // The words' trie; falling off it reaches an accepting sink.
-        var (t, terminal) = wordTrie(words)
+        let (trie, terminal) = wordTrie(words)
+        var t = trie
         let sink = Int32(terminal.count)
         for i in 0..<t.count where t[i] < 0 { t[i] = sink }
         t.append(contentsOf: repeatElement(sink, count: 256))
-        terminal.append(false)
-        return ByteDFA(rawTrans: t, rawAccepting: terminal.map { !$0 })
+        return ByteDFA(rawTrans: t, rawAccepting: terminal.map { !$0 } + [true])
     }
 
     /// Exactly the given byte strings.

@@ -47,12 +47,12 @@ import Testing
     }
 
     @Test func `a thousand requests cancelled at random points all end and return every engine`() async throws {
-        let description = try ModelDescription(file: GGUFFile(path: E2EData.stories))
+        let description = try ModelDescription(file: GGUFFile(path: SharedData.stories))
         let context = 80
         let engineBytes = 2 * description.blockCount * context * description.kvLength * KVCacheType.f16.elementSize
         // Automatic: free text runs on the pipelined producer thread, schemas on the sequential
         // engine under a grammar, both from the same pool.
-        let model = LocalLanguageModel(path: E2EData.stories, variant: .automatic, contextSize: context, threads: 1,
+        let model = LocalLanguageModel(path: SharedData.stories, variant: .automatic, contextSize: context, threads: 1,
                                        kvCacheBudget: Self.engines * engineBytes)
         let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
         let pool = executor.pool

@@ -3,18 +3,11 @@ import Grammar
 import LoomJSON
 import Provider
 
-/// Locates `../shared` and the default model; tests that need them fail, never skip.
+/// The models as the end-to-end suites use them (files located by `SharedData`).
 enum E2EData {
-    /// `../shared`.
-    static var shared: URL { SharedData.root }
-    /// SmolLM2-135M-Instruct (`models/default.gguf`).
-    static var defaultModel: String { SharedData.defaultModel }
-    /// A template-less llama2.c model.
-    static var stories: String { SharedData.stories }
-
     /// The default model as the suites use it: small context, sequential unless told.
     static func smol(_ variant: LocalLanguageModel.Variant = .sequential, context: Int = 1024) -> LocalLanguageModel {
-        LocalLanguageModel(path: defaultModel, variant: variant, contextSize: context)
+        LocalLanguageModel(path: SharedData.defaultModel, variant: variant, contextSize: context)
     }
 }
 

@@ -18,12 +18,12 @@ import Testing
     /// One engine's KV bytes for stories260K at `context` positions in F16, from the file's own
     /// hyper-parameters (2 tables × layers × positions × KV width × 2 bytes).
     static func engineBytes(context: Int = context) throws -> Int {
-        let description = try ModelDescription(file: GGUFFile(path: E2EData.stories))
+        let description = try ModelDescription(file: GGUFFile(path: SharedData.stories))
         return 2 * description.blockCount * context * description.kvLength * KVCacheType.f16.elementSize
     }
 
     static func model(budget: Int?, timeout: Duration? = nil, variant: LocalLanguageModel.Variant = .sequential) -> LocalLanguageModel {
-        var model = LocalLanguageModel(path: E2EData.stories, variant: variant, contextSize: context, threads: 1,
+        var model = LocalLanguageModel(path: SharedData.stories, variant: variant, contextSize: context, threads: 1,
                                        kvCacheBudget: budget)
         model.timeout = timeout
         return model
@@ -87,7 +87,7 @@ import Testing
         // the request that arrived second.
         let engine = try #require(pool.borrowIfAvailable(for: []))
         defer { pool.giveBack(engine) }
-        let tokenizer = try Tokenizer(gguf: GGUFFile(path: E2EData.stories))
+        let tokenizer = try Tokenizer(gguf: GGUFFile(path: SharedData.stories))
         let last = try tokenizer.decode(engine.sequential.sequence.tokens)
         #expect(last.contains("A little dog"))
         #expect(!last.contains("The cat"))

@@ -58,14 +58,19 @@ import Testing
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["LOOM_LOAD_SECONDS"].flatMap(Double.init) ?? 0
         let tokens = seconds > 0 ? 48 : 12
+<<<<<<< HEAD
         // One thread per engine: 8 engines on a 2-core machine already oversubscribe it.
-        let description = try ModelDescription(file: GGUFFile(path: E2EData.defaultModel))
+        let description = try ModelDescription(file: GGUFFile(path: SharedData.defaultModel))
         let context = 512
         let engineBytes = 2 * description.blockCount * context * description.kvLength * KVCacheType.f16.elementSize
         let engines = 8
-        let model = LocalLanguageModel(path: E2EData.defaultModel, variant: .automatic, contextSize: context, threads: 1,
+        let model = LocalLanguageModel(path: SharedData.defaultModel, variant: .automatic, contextSize: context, threads: 1,
                                        kvCacheBudget: engines * engineBytes)
         let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
+=======
+        // One thread per engine: 16 engines on a 2-core machine already oversubscribe it.
+        let model = LocalLanguageModel(path: SharedData.defaultModel, variant: .automatic, contextSize: 512, threads: 1)
+>>>>>>> main
         let jobs = Self.jobs
 
         var solo: [String] = []
@@ -117,7 +122,7 @@ import Testing
 
         let elapsed = Date().timeIntervalSince(start)
         let mib = Double(1 << 20)
-        let weights = (try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: E2EData.defaultModel).resolvingSymlinksInPath().path)[.size] as? Int) ?? 0
+        let weights = (try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: SharedData.defaultModel).resolvingSymlinksInPath().path)[.size] as? Int) ?? 0
         print(String(format: "load: %d rounds × %d sessions = %d requests in %.1f s (%.2f req/s), %d output tokens, %.1f tok/s",
                      rounds, jobs.count, rounds * jobs.count, elapsed, Double(rounds * jobs.count) / elapsed,
                      outputTokens, Double(outputTokens) / elapsed))

@@ -59,13 +59,13 @@ import Testing
     }
 
     @Test func templatelessModelUsesPlainFormat() async throws {
-        let model = LocalLanguageModel(path: E2EData.stories, variant: .sequential, contextSize: 256)
+        let model = LocalLanguageModel(path: SharedData.stories, variant: .sequential, contextSize: 256)
         let session = LanguageModelSession(model: model, instructions: "A story.")
         let response = try await session.respond(to: "Once upon a time", options: Self.greedy)
         #expect(!response.content.isEmpty)
         #expect(!response.content.contains("\nuser:"))
         // The prompt is the documented plain rendering, tokenized with BOS.
-        let file = try GGUFFile(path: E2EData.stories)
+        let file = try GGUFFile(path: SharedData.stories)
         let tokenizer = try Tokenizer(gguf: file)
         let text = "system: A story.\nuser: Once upon a time\nassistant:"
         let expected = tokenizer.encode(text, addBOS: tokenizer.addBOSByDefault)
@@ -146,7 +146,7 @@ import Testing
         m = base; m.grammar.whitespace = true; variants.append(m)
         m = base; m.grammar.remoteDocuments = ["http://x/": .bool(true)]; variants.append(m)
         m = base; m.timeout = .seconds(5); variants.append(m)
-        m = base; m.url = URL(fileURLWithPath: E2EData.stories); variants.append(m)
+        m = base; m.url = URL(fileURLWithPath: SharedData.stories); variants.append(m)
         let configurations = variants.map(\.executorConfiguration)
         #expect(Set(configurations).count == variants.count)
         #expect(E2EData.smol().executorConfiguration == base.executorConfiguration)

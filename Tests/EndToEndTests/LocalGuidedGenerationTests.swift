@@ -44,7 +44,7 @@ import Testing
     /// small budget (closing steers the output to a valid end). Outputs are written for
     /// `scripts/check_generated_json.py` (Python `jsonschema`) and checked here by the grammar.
     @Test func maskbenchSchemasGenerateValidOutput() async throws {
-        let lines = try String(contentsOf: E2EData.shared.appendingPathComponent("grammar/maskbench-dev.jsonl"), encoding: .utf8)
+        let lines = try String(contentsOf: SharedData.root.appendingPathComponent("grammar/maskbench-dev.jsonl"), encoding: .utf8)
             .split(separator: "\n")
         var items: [(id: String, schema: JSONValue)] = []
         for line in lines {

@@ -6,16 +6,12 @@ import LoomJSON
 
 /// Fixtures for the tool-calling suites: ../shared templates and the default model.
 enum ToolCallingFixtures {
-    static var sharedRoot: URL { SharedData.root }
-
     /// A chat template from ../shared/chat-templates/templates (fails when missing).
     static func template(_ name: String) throws -> ChatTemplate {
-        let url = sharedRoot.appendingPathComponent("chat-templates/templates/\(name)")
+        let url = SharedData.root.appendingPathComponent("chat-templates/templates/\(name)")
         return try ChatTemplate(source: String(contentsOf: url, encoding: .utf8))
     }
 
-    /// models/default.gguf (SmolLM2-135M-Instruct).
-    static var defaultModel: String { SharedData.defaultModel }
 
     static let weatherSchema = try! GenerationSchema(jsonSchema: #"""
         {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
@@ -56,7 +52,7 @@ enum ToolCallingFixtures {
     }
 
     @Test func smolLM2GetsTheFallbackWithAToolRole() throws {
-        let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
+        let file = try GGUFFile(path: SharedData.defaultModel)
         let template = try #require(try file.chatTemplate())
         let tokenizer = try Tokenizer(gguf: file)
         let dialect = ToolCallDialect.detect(template: template, specialTokens: ToolCallingVocabulary.specialTokenTexts(of: tokenizer))
@@ -134,7 +130,7 @@ enum ToolCallingFixtures {
     }
 
     @Test func fallbackTranscriptMessagesRenderThroughSmolLM2() throws {
-        let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
+        let file = try GGUFFile(path: SharedData.defaultModel)
         let template = try #require(try file.chatTemplate())
         let d = ToolCallDialect.detect(template: template)
         #expect(d.templateTools(ToolCallingFixtures.tools) == nil)
@@ -223,7 +219,7 @@ enum ToolCallingFixtures {
 
 @Suite struct ToolCallingTemplateSweepTests {
     static let names: [String] = {
-        let dir = ToolCallingFixtures.sharedRoot.appendingPathComponent("chat-templates/templates")
+        let dir = SharedData.root.appendingPathComponent("chat-templates/templates")
         return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".jinja") }.sorted()
     }()
 

@@ -184,7 +184,7 @@ struct ToolCallingReplay: Sendable {
     /// The real SmolLM2 vocabulary: the tokenizer's own tokens of a call are accepted in masks,
     /// and the parser reads the result back as the same call.
     @Test func smolLM2VocabularyRoundTrip() throws {
-        let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
+        let file = try GGUFFile(path: SharedData.defaultModel)
         let tokenizer = try Tokenizer(gguf: file)
         let dialect = ToolCallDialect.fallback
         let bytes = ToolCallingVocabulary.grammarTokenBytes(of: tokenizer, markers: dialect.markers)
@@ -221,7 +221,7 @@ struct ToolCallingReplay: Sendable {
     let tools = ToolCallingFixtures.tools
 
     @Test func smolLM2Support() throws {
-        let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
+        let file = try GGUFFile(path: SharedData.defaultModel)
         let support = ModelToolSupport(template: try file.chatTemplate(), tokenizer: try Tokenizer(gguf: file))
         #expect(support.dialect == .fallback)
         #expect(!support.supportsReasoning)

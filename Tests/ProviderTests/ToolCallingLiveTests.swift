@@ -10,7 +10,7 @@ import LoomJSON
 /// arguments, and the grammar ends generation right after it.
 @Suite(.serialized) struct ToolCallingLiveTests {
     @Test func smolLM2MakesAWellFormedRequiredCall() throws {
-        let file = try GGUFFile(path: ToolCallingFixtures.defaultModel)
+        let file = try GGUFFile(path: SharedData.defaultModel)
         let tokenizer = try Tokenizer(gguf: file)
         let template = try #require(try file.chatTemplate())
         let support = ModelToolSupport(template: template, tokenizer: tokenizer)
@@ -23,7 +23,7 @@ import LoomJSON
                                                             renderedPrompt: prompt, maximumCalls: 1))
         let vocab = Vocabulary(tokens: support.grammarTokenBytes(of: tokenizer), endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         let matcher = GrammarMatcher(grammar: grammar, vocabulary: vocab)
-        let model = try ModelStore.shared.model(path: ToolCallingFixtures.defaultModel)
+        let model = try ModelStore.shared.model(path: SharedData.defaultModel)
         let engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(contextLength: 1024))
         let sampler = try Sampler(vocabularySize: vocab.size, parameters: .greedy)
         try engine.prefill(tokenizer.encode(prompt, parseSpecial: true))
