@@ -58,7 +58,6 @@ import Testing
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["LOOM_LOAD_SECONDS"].flatMap(Double.init) ?? 0
         let tokens = seconds > 0 ? 48 : 12
-<<<<<<< HEAD
         // One thread per engine: 8 engines on a 2-core machine already oversubscribe it.
         let description = try ModelDescription(file: GGUFFile(path: SharedData.defaultModel))
         let context = 512
@@ -67,10 +66,6 @@ import Testing
         let model = LocalLanguageModel(path: SharedData.defaultModel, variant: .automatic, contextSize: context, threads: 1,
                                        kvCacheBudget: engines * engineBytes)
         let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
-=======
-        // One thread per engine: 16 engines on a 2-core machine already oversubscribe it.
-        let model = LocalLanguageModel(path: SharedData.defaultModel, variant: .automatic, contextSize: 512, threads: 1)
->>>>>>> main
         let jobs = Self.jobs
 
         var solo: [String] = []
