@@ -553,6 +553,10 @@ extension NumberSpec {
 
     /// Whether [lo, hi] meets the bounds (ignoring multipleOf and exclusions).
     func intervalIntersects(_ lo: ExactDecimal, _ hi: ExactDecimal) -> Bool {
+        // An enumerated set: some member must lie in [lo, hi] (and within the bounds, below).
+        if let allowed, !allowed.contains(where: { ExactDecimal.compare($0, lo) >= 0 && ExactDecimal.compare($0, hi) <= 0 }) {
+            return false
+        }
         if let m = minimum {
             let c = ExactDecimal.compare(hi, m)
             if c < 0 || (c == 0 && minimumExclusive) { return false }

@@ -12,9 +12,17 @@ extension JSONSchemaCompiler {
             for v in try finiteValues(f, values, pointer: pointer) {
                 if case .number(let n) = v, let d = ExactDecimal(n.literal) { numbers.append(d) } else { alts.append(literalNode(v)) }
             }
-            if !numbers.isEmpty {
+            // Generation writes integral members as plain digits, as `literalNode` does, which also
+            // lets the automaton prune prefixes that overshoot every member (`22` for 2 and 30).
+            let canonical = options.canonicalForms
+            let plainDigits = { (d: ExactDecimal) in canonical && Self.writesAsDigits(d) }
+            for group in [numbers.filter(plainDigits), numbers.filter { !plainDigits($0) }] where !group.isEmpty {
                 var s = NumberSpec()
-                s.allowed = numbers
+                s.allowed = group
+                // The set's extremes as bounds end the automaton's prefix search early.
+                s.minimum = group.min { ExactDecimal.compare($0, $1) < 0 }
+                s.maximum = group.max { ExactDecimal.compare($0, $1) < 0 }
+                if plainDigits(group[0]) { s.integer = .digitsOnly }
                 alts.append(b.add(.number(s)))
             }
             return b.alt(alts)
@@ -77,6 +85,10 @@ extension JSONSchemaCompiler {
 
     // MARK: Literals
 
+    /// Whether generation writes this value as plain digits: integral, and not so large that the
+    /// digits would be absurd (1e300 stays as written).
+    static func writesAsDigits(_ d: ExactDecimal) -> Bool { d.isInteger && d.digits.count + d.exponent <= 300 }
+
     /// A node for exactly this JSON value (numbers compared by value, so `1` also matches `1.0`).
     mutating func literalNode(_ v: JSONValue) -> Int32 {
         switch v {
@@ -89,8 +101,7 @@ extension JSONSchemaCompiler {
             // Bounds at the value let the automaton prune prefixes that overshoot it (`22` for 2).
             s.minimum = d
             s.maximum = d
-            // Generation writes an integral value as plain digits (bounded: 1e300 stays as is).
-            if options.canonicalForms && d.isInteger && d.digits.count + d.exponent <= 300 { s.integer = .digitsOnly }
+            if options.canonicalForms && Self.writesAsDigits(d) { s.integer = .digitsOnly }
             return b.add(.number(s))
         case .string(let s):
             var out = ""

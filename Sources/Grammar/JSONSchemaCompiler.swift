@@ -57,7 +57,9 @@ struct JSONSchemaCompiler {
         c.ws = options.whitespace ? c.b.add(.rep(c.b.add(.bytes(.jsonWhitespace)), min: 0, max: -1)) : c.b.add(.literal([]))
         let rootLoc = SchemaLoc(value: root, base: SchemaResolver.defaultBase, pointer: "")
         let value = try c.compileConj([rootLoc], resolved: [])
-        let top = options.whitespace ? c.b.add(.seq([c.ws, value, c.ws])) : value
+        // An unsatisfiable schema keeps its empty language: leading whitespace must not be
+        // allowed in front of a value that can never come (the first mask is empty).
+        let top = options.whitespace && !c.b.isEmptyLanguage(value) ? c.b.add(.seq([c.ws, value, c.ws])) : value
         return try c.b.finish(root: top, what: "$ref")
     }
 

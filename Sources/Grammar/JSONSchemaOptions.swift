@@ -1,7 +1,7 @@
 import LoomJSON
 
 /// The JSON Schema draft whose rules apply (chosen by `$schema`, else `JSONSchemaOptions.defaultDraft`).
-public enum JSONSchemaDraft: Int, Sendable, Comparable {
+public enum JSONSchemaDraft: Int, Sendable, Hashable, Comparable {
     case draft4 = 4, draft6 = 6, draft7 = 7, draft2019_09 = 2019, draft2020_12 = 2020
 
     public static func < (a: JSONSchemaDraft, b: JSONSchemaDraft) -> Bool { a.rawValue < b.rawValue }
@@ -17,8 +17,9 @@ public enum JSONSchemaDraft: Int, Sendable, Comparable {
     }
 }
 
-/// How a JSON Schema is turned into a grammar.
-public struct JSONSchemaOptions: Sendable {
+/// How a JSON Schema is turned into a grammar. Hashable, so that a cache of compiled grammars
+/// (and a model's executor key) tells apart every option that changes the language.
+public struct JSONSchemaOptions: Sendable, Hashable {
     /// Ignore constraints that cannot be enforced exactly (recorded in `Grammar.warnings`) instead of
     /// failing. The grammar may then accept instances the schema forbids.
     public var lenient = false

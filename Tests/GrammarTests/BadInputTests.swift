@@ -113,14 +113,17 @@ import Testing
         #"{"const":1,"enum":[2,3]}"#, "false", #"{"not":{}}"#,
     ])
     func contradictorySchemasAdmitNothing(_ schema: String) throws {
-        let g = try Grammar(jsonSchema: schema)
-        let m = GrammarMatcher(grammar: g, vocabulary: Self.bytes)
-        var mask = [UInt64](repeating: 0, count: m.maskWordCount)
-        m.mask(into: &mask)
-        #expect(mask.allSatisfy { $0 == 0 }, "\(schema) allows a first token")
-        #expect(!m.isComplete)
-        for instance in ["1", "3", "5", "\"abc\"", "[]", "[1,2]", "null", "{}"] {
-            #expect(!Self.accepts(g, instance), "\(schema) accepted \(instance)")
+        // Recognition allows whitespace around the value; not around a value that cannot exist.
+        for options in [JSONSchemaOptions(), .recognition] {
+            let g = try Grammar(jsonSchema: schema, options: options)
+            let m = GrammarMatcher(grammar: g, vocabulary: Self.bytes)
+            var mask = [UInt64](repeating: 0, count: m.maskWordCount)
+            m.mask(into: &mask)
+            #expect(mask.allSatisfy { $0 == 0 }, "\(schema) allows a first token")
+            #expect(!m.isComplete)
+            for instance in ["1", "3", "5", "\"abc\"", "[]", "[1,2]", "null", "{}", " "] {
+                #expect(!Self.accepts(g, instance), "\(schema) accepted \(instance)")
+            }
         }
     }
 

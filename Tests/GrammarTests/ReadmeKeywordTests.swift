@@ -91,6 +91,9 @@ import Testing
         "uuid": ("123e4567-e89b-12d3-a456-426614174000", "123e4567-e89b"),
         "uri": ("https://example.com/a?b#c", "example com"),
         "uri-reference": ("/a/b?c", "a b"),
+        "iri": ("https://例え.jp/パス", "例え"),
+        "iri-reference": ("/パス?q", "a b"),
+        "uri-template": ("http://example.com/{id}{?q,lang}", "http://example.com/{id"),
         "json-pointer": ("/a/b~0", "a/b"),
         "relative-json-pointer": ("1/a", "/a"),
     ]

@@ -52,23 +52,10 @@ extension LocalLanguageModel.Executor {
             kvCacheBudget = model.kvCacheBudget
         }
 
-        /// The grammar options as a hashable value (`JSONSchemaOptions` itself is not).
-        private var grammarKey: GrammarKey {
-            GrammarKey(lenient: grammar.lenient, whitespace: grammar.whitespace, schemaOrder: grammar.schemaOrder,
-                       closedObjects: grammar.closedObjects, draft: grammar.defaultDraft.rawValue,
-                       remoteDocuments: grammar.remoteDocuments)
-        }
-
-        private struct GrammarKey: Hashable {
-            var lenient, whitespace, schemaOrder, closedObjects: Bool
-            var draft: Int
-            var remoteDocuments: [String: JSONValue]
-        }
-
         public static func == (a: Configuration, b: Configuration) -> Bool {
             a.path == b.path && a.fileSize == b.fileSize && a.modificationTime == b.modificationTime
                 && a.variant == b.variant && a.contextSize == b.contextSize && a.threads == b.threads
-                && a.kvCacheType == b.kvCacheType && a.sampling == b.sampling && a.grammarKey == b.grammarKey
+                && a.kvCacheType == b.kvCacheType && a.sampling == b.sampling && a.grammar == b.grammar
                 && a.timeout == b.timeout && a.kvCacheBudget == b.kvCacheBudget
         }
 
@@ -81,7 +68,7 @@ extension LocalLanguageModel.Executor {
             hasher.combine(threads)
             hasher.combine(kvCacheType)
             hasher.combine(sampling)
-            hasher.combine(grammarKey)
+            hasher.combine(grammar)
             hasher.combine(timeout)
             hasher.combine(kvCacheBudget)
         }
