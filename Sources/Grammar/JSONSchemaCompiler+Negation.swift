@@ -136,7 +136,7 @@ extension JSONSchemaCompiler {
         // Disjointness is symmetric: prove each pair once.
         var apart = [[Bool]](repeating: [Bool](repeating: false, count: branches.count), count: branches.count)
         for i in 0..<branches.count where !facts[i].impossible {
-            for j in (i + 1)..<max(i + 1, branches.count) where !facts[j].impossible {
+            for j in (i + 1)..<branches.count where !facts[j].impossible {
                 apart[i][j] = disjoint(facts[i], facts[j])
                 apart[j][i] = apart[i][j]
             }

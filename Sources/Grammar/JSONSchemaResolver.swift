@@ -34,8 +34,6 @@ struct SchemaLoc {
         key = "syn:" + base + "#" + pointer + ":" + content
     }
 
-    var isSynthetic: Bool { content != nil }
-
     /// The same schema resolving references against `base`.
     func rebased(_ base: String) -> SchemaLoc {
         if let content { return SchemaLoc(value: value, base: base, pointer: pointer, content: content) }
