@@ -2,8 +2,16 @@ import LoomJSON
 
 /// `not` and `oneOf`: complements pushed down to keywords with exact complements.
 extension JSONSchemaCompiler {
-    /// A schema accepting exactly the instances `loc` rejects.
+    /// A schema accepting exactly the instances `loc` rejects (memoised: a `oneOf` negates each
+    /// branch once per other branch that may overlap it).
     mutating func negate(_ loc: SchemaLoc) throws(GrammarError) -> SchemaLoc {
+        if let known = negationMemo[loc.key] { return known }
+        let made = try negateUncached(loc)
+        negationMemo[loc.key] = made
+        return made
+    }
+
+    private mutating func negateUncached(_ loc: SchemaLoc) throws(GrammarError) -> SchemaLoc {
         let base = resolver.baseInside(loc.value, base: loc.base)
         func syn(_ v: JSONValue) -> SchemaLoc { SchemaLoc(synthetic: v, base: base, pointer: loc.pointer) }
         func obj(_ pairs: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(pairs)) }
@@ -125,12 +133,20 @@ extension JSONSchemaCompiler {
     mutating func oneOfGroup(_ branches: [SchemaLoc], key: String, pointer: String) throws(GrammarError) -> SchemaGroup {
         var facts: [SchemaFacts] = []
         for br in branches { facts.append(try collect([br], resolved: [])) }
+        // Disjointness is symmetric: prove each pair once.
+        var apart = [[Bool]](repeating: [Bool](repeating: false, count: branches.count), count: branches.count)
+        for i in 0..<branches.count where !facts[i].impossible {
+            for j in (i + 1)..<branches.count where !facts[j].impossible {
+                apart[i][j] = disjoint(facts[i], facts[j])
+                apart[j][i] = apart[i][j]
+            }
+        }
         var alts: [[SchemaLoc]] = []
         for i in 0..<branches.count {
             if facts[i].impossible { continue }
             var alt = [branches[i]]
             for j in 0..<branches.count where j != i && !facts[j].impossible {
-                if disjoint(facts[i], facts[j]) { continue }
+                if apart[i][j] { continue }
                 do {
                     alt.append(try negate(branches[j]))
                 } catch {
@@ -203,7 +219,13 @@ extension JSONSchemaCompiler {
         var locs: [SchemaLoc] = []
         for v in f.objectViews { if let s = v.property(name) { locs.append(s) } }
         if locs.isEmpty { return nil }
-        return try? collect(locs, resolved: [])
+        let key = locs.map(\.key).joined(separator: "\u{0}")
+        if let known = propertyFactsMemo[key] { return known }
+        guard disjointWorkBudget > 0 else { return nil }
+        disjointWorkBudget -= 1
+        let facts = try? collect(locs, resolved: [])
+        propertyFactsMemo[key] = facts
+        return facts
     }
 
     private mutating func forbids(_ f: SchemaFacts, _ name: String) -> Bool {

@@ -7,25 +7,12 @@ extension JSONSchemaCompiler {
         if types.contains("number") { types.insert("integer") }
         if let values = f.enumValues {
             // Numbers are compared by value, so each is a number frame tracking its literal; one
-            // frame for all of them keeps a long numeric enum from running dozens in parallel.
+            // shared frame (`numberSetNodes`) keeps a long numeric enum from running dozens in parallel.
             var alts: [Int32] = [], numbers: [ExactDecimal] = []
             for v in try finiteValues(f, values, pointer: pointer) {
                 if case .number(let n) = v, let d = ExactDecimal(n.literal) { numbers.append(d) } else { alts.append(literalNode(v)) }
             }
-            // Generation writes integral members as plain digits, as `literalNode` does, which also
-            // lets the automaton prune prefixes that overshoot every member (`22` for 2 and 30).
-            let canonical = options.canonicalForms
-            let plainDigits = { (d: ExactDecimal) in canonical && Self.writesAsDigits(d) }
-            for group in [numbers.filter(plainDigits), numbers.filter { !plainDigits($0) }] where !group.isEmpty {
-                var s = NumberSpec()
-                s.allowed = group
-                // The set's extremes as bounds end the automaton's prefix search early.
-                s.minimum = group.min { ExactDecimal.compare($0, $1) < 0 }
-                s.maximum = group.max { ExactDecimal.compare($0, $1) < 0 }
-                if plainDigits(group[0]) { s.integer = .digitsOnly }
-                alts.append(b.add(.number(s)))
-            }
-            return b.alt(alts)
+            return b.alt(alts + numberSetNodes(numbers))
         }
         var alts: [Int32] = []
         if types.contains("null") && !f.notValues.contains(.null) { alts.append(b.literal("null")) }
@@ -89,6 +76,24 @@ extension JSONSchemaCompiler {
     /// digits would be absurd (1e300 stays as written).
     static func writesAsDigits(_ d: ExactDecimal) -> Bool { d.isInteger && d.digits.count + d.exponent <= 300 }
 
+    /// Number frames admitting exactly `values` (compared by value): one for the members
+    /// generation writes as plain digits, one for the rest. The set's extremes as bounds let the
+    /// automaton prune prefixes that overshoot every member (`22` for 2 and 30).
+    mutating func numberSetNodes(_ values: [ExactDecimal]) -> [Int32] {
+        let canonical = options.canonicalForms
+        let plainDigits = { (d: ExactDecimal) in canonical && Self.writesAsDigits(d) }
+        var nodes: [Int32] = []
+        for group in [values.filter(plainDigits), values.filter { !plainDigits($0) }] where !group.isEmpty {
+            var s = NumberSpec()
+            s.allowed = group
+            s.minimum = group.min { ExactDecimal.compare($0, $1) < 0 }
+            s.maximum = group.max { ExactDecimal.compare($0, $1) < 0 }
+            if plainDigits(group[0]) { s.integer = .digitsOnly }
+            nodes.append(b.add(.number(s)))
+        }
+        return nodes
+    }
+
     /// A node for exactly this JSON value (numbers compared by value, so `1` also matches `1.0`).
     mutating func literalNode(_ v: JSONValue) -> Int32 {
         switch v {
@@ -96,13 +101,7 @@ extension JSONSchemaCompiler {
         case .bool(let x): return b.literal(x ? "true" : "false")
         case .number(let n):
             guard let d = ExactDecimal(n.literal) else { return b.add(.fail) }
-            var s = NumberSpec()
-            s.allowed = [d]
-            // Bounds at the value let the automaton prune prefixes that overshoot it (`22` for 2).
-            s.minimum = d
-            s.maximum = d
-            if options.canonicalForms && Self.writesAsDigits(d) { s.integer = .digitsOnly }
-            return b.add(.number(s))
+            return numberSetNodes([d])[0]
         case .string(let s):
             var out = ""
             JSONValue.writeString(s, into: &out)

@@ -20,6 +20,15 @@ struct JSONSchemaCompiler {
     var alternativesBudget = 4096
     var negationDepth = 0
     var disjointDepth = 0
+    /// Complements already built, by the negated schema's key.
+    var negationMemo: [String: SchemaLoc] = [:]
+    /// Property facts already folded for the disjointness proofs, by property locations: `oneOf`
+    /// branches compared pairwise ask for the same properties again and again.
+    var propertyFactsMemo: [String: SchemaFacts?] = [:]
+    /// Property folds the disjointness proofs may still spend. A proof that runs out is simply
+    /// not found (sound: the branches are then treated as possibly overlapping), so a schema with
+    /// many wide `oneOf`s compiles in bounded time instead of minutes.
+    var disjointWorkBudget = 20_000
     /// Compiled patterns by mode and source (schemas repeat patterns across branches).
     var regexCache: [String: ByteDFA] = [:]
     /// Compilation recurses with schema nesting and `$ref` chains: this turns running out of the
@@ -168,8 +177,7 @@ struct JSONSchemaCompiler {
     private mutating func collectObject(_ o: JSONObject, _ loc0: SchemaLoc, _ f: inout SchemaFacts,
                                         _ queue: inout [SchemaLoc], _ resolved: Set<String>) throws(GrammarError) {
         let base = resolver.baseInside(loc0.value, base: loc0.base)
-        let loc = loc0.key.hasPrefix("syn:") ? SchemaLoc(synthetic: loc0.value, base: base, pointer: loc0.pointer)
-            : SchemaLoc(value: loc0.value, base: base, pointer: loc0.pointer)
+        let loc = loc0.rebased(base)
         let p = loc.pointer
         func kp(_ k: String) -> String { p + "/" + k }
 

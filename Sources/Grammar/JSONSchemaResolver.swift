@@ -7,26 +7,48 @@ struct SchemaLoc {
     let base: String
     let pointer: String
     let key: String
+    /// For a synthetic schema, what identifies its content: the serialized value for one the
+    /// compiler made, the parent's identity plus the path for a part of one. Children and
+    /// re-based copies derive it instead of serializing again (large negated subschemas made
+    /// that quadratic).
+    private let content: String?
 
     init(value: JSONValue, base: String, pointer: String) {
         self.value = value
         self.base = base
         self.pointer = pointer
         key = base + "#" + pointer
+        content = nil
     }
 
     /// A schema made by the compiler (negations, conditions); keyed by content.
     init(synthetic value: JSONValue, base: String, pointer: String) {
+        self.init(value: value, base: base, pointer: pointer, content: value.serialized())
+    }
+
+    private init(value: JSONValue, base: String, pointer: String, content: String) {
         self.value = value
         self.base = base
         self.pointer = pointer
-        key = "syn:" + base + "#" + pointer + ":" + value.serialized()
+        self.content = content
+        key = "syn:" + base + "#" + pointer + ":" + content
+    }
+
+    /// The same schema resolving references against `base`.
+    func rebased(_ base: String) -> SchemaLoc {
+        if let content { return SchemaLoc(value: value, base: base, pointer: pointer, content: content) }
+        return SchemaLoc(value: value, base: base, pointer: pointer)
     }
 
     func child(_ v: JSONValue, _ path: String...) -> SchemaLoc {
         var p = pointer
-        for c in path { p += "/" + c.replacingAll("~", "~0").replacingAll("/", "~1") }
-        if key.hasPrefix("syn:") { return SchemaLoc(synthetic: v, base: base, pointer: p) }
+        var suffix = ""
+        for c in path {
+            let escaped = "/" + c.replacingAll("~", "~0").replacingAll("/", "~1")
+            p += escaped
+            suffix += escaped
+        }
+        if let content { return SchemaLoc(value: v, base: base, pointer: p, content: content + "\u{0}" + suffix) }
         return SchemaLoc(value: v, base: base, pointer: p)
     }
 }

@@ -19,7 +19,8 @@ enum ServeCommand: LoomCommand {
     static let usage = """
         usage: loom serve [-m MODEL] [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--alias NAME]
                           [--parallel N] [--queue N] [--max-body BYTES] [--timeout S]
-                          [--engine sequential|pipelined|automatic] [-t THREADS] [--context N] [--quiet]
+                          [--engine sequential|pipelined|automatic] [-t THREADS] [--context N]
+                          [--kv-budget MIB] [--quiet]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --host ADDR        address to bind (default 127.0.0.1: this machine only)
           --port N           port to bind (default 8080; 0 picks a free port)
@@ -33,6 +34,8 @@ enum ServeCommand: LoomCommand {
           --engine E         sequential, pipelined or automatic (default automatic)
           -t, --threads N    kernel threads (default 2)
           -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
+          --kv-budget MIB    memory the KV caches may reserve at once (default: one engine per
+                             --parallel slot, and at least 4); requests past it wait for an engine
           --quiet            no per-request log lines on stderr
 
         Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health.
@@ -48,12 +51,14 @@ enum ServeCommand: LoomCommand {
         var engine: LocalLanguageModel.Variant
         var contextSize: Int
         var threads: Int
+        /// Bytes for the KV caches; nil: one engine per parallel slot (at least the model's default).
+        var kvCacheBudget: Int?
     }
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
             arguments, flags: ["quiet"],
-            options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout",
+            options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
                       "engine", "threads", "context"],
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
@@ -81,9 +86,13 @@ enum ServeCommand: LoomCommand {
         guard let engine = LocalLanguageModel.Variant(rawValue: engineName) else {
             throw UsageError("--engine must be sequential, pipelined or automatic, not '\(engineName)'")
         }
-        let settings = ModelSettings(path: args.modelPath, engine: engine,
+        var settings = ModelSettings(path: args.modelPath, engine: engine,
                                      contextSize: try args.int("context", default: 2048),
                                      threads: try args.int("threads", default: 2))
+        if let mib = try args.int("kv-budget") {
+            guard mib >= 1 else { throw UsageError("--kv-budget must be at least 1 MiB") }
+            settings.kvCacheBudget = mib << 20
+        }
         guard settings.contextSize >= 16 else { throw UsageError("--context must be at least 16") }
         guard settings.threads >= 1 else { throw UsageError("--threads must be at least 1") }
         guard FileManager.default.fileExists(atPath: settings.path) else {
@@ -92,15 +101,25 @@ enum ServeCommand: LoomCommand {
         let alias = args.value("alias") ?? Self.defaultModelID(path: settings.path)
         guard !alias.isEmpty else { throw UsageError("--alias must not be empty") }
 
-        let model = makeModel(settings)
+        let model = try makeModel(settings, parallel: configuration.parallel)
         try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
                         configuration: configuration, quiet: args.has("quiet"))
     }
 
     /// The only LocalLanguageModel-specific code: the model behind the server.
-    static func makeModel(_ settings: ModelSettings) -> any LanguageModel {
-        LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
-                                  threads: settings.threads)
+    /// Without `--kv-budget`, the KV budget admits an engine for every parallel slot, so that
+    /// `--parallel` above the model's default engine count is not silently capped by it.
+    static func makeModel(_ settings: ModelSettings, parallel: Int) throws -> any LanguageModel {
+        var model = LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
+                                       threads: settings.threads)
+        if let budget = settings.kvCacheBudget {
+            model.kvCacheBudget = budget
+        } else if parallel > LocalLanguageModel.defaultKVCacheEngines {
+            let (bytes, overflow) = try model.kvCacheBytesPerEngine().multipliedReportingOverflow(by: parallel)
+            guard !overflow else { throw UsageError("--parallel \(parallel) needs more KV memory than can be addressed") }
+            model.kvCacheBudget = bytes
+        }
+        return model
     }
 
     /// One access-log line on stderr.

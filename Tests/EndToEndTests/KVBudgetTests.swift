@@ -49,10 +49,18 @@ import Testing
         #expect(executor.pool.engineBytes == bytes)
         #expect(executor.pool.budgetBytes == LocalLanguageModel.defaultKVCacheEngines * bytes)
         #expect(executor.pool.capacity == LocalLanguageModel.defaultKVCacheEngines)
-        // The formula the budget uses is what an engine's cache really reserves.
+        // The formula the budget uses is what an engine's cache really reserves, and what the
+        // public unit for sizing a budget reports.
         let engine = try await executor.pool.borrow(for: [])
         #expect(engine.kvCacheBytes == bytes)
         executor.pool.giveBack(engine)
+        #expect(try Self.model(budget: nil).kvCacheBytesPerEngine() == bytes)
+        var wider = Self.model(budget: nil)
+        wider.contextSize = 2 * Self.context
+        #expect(try wider.kvCacheBytesPerEngine() == 2 * bytes)
+        #expect(throws: LocalLanguageModelError.self) {
+            try LocalLanguageModel(path: "/nonexistent/model.gguf").kvCacheBytesPerEngine()
+        }
     }
 
     @Test func `with room for one engine, requests wait for it and get it in arrival order`() async throws {

@@ -94,4 +94,19 @@ public struct LocalLanguageModel: LanguageModel {
     public var executorConfiguration: Executor.Configuration {
         Executor.Configuration(model: self)
     }
+
+    /// The KV-cache bytes one engine of this model reserves (keys and values, every layer, every
+    /// position of `contextSize`, at `kvCacheType`): the unit of `kvCacheBudget`. Reads the
+    /// file's header (mapping the weights once, shared with later executors).
+    /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable or malformed file,
+    ///   `.invalidConfiguration` when the size overflows.
+    public func kvCacheBytesPerEngine() throws -> Int {
+        let weights: Engine.Model
+        do {
+            weights = try ModelStore.shared.model(path: url.path)
+        } catch {
+            throw LocalLanguageModelError.modelLoadFailed(path: url.path, reason: error)
+        }
+        return try LocalRuntime.kvCacheBytes(config: weights.config, configuration: executorConfiguration)
+    }
 }
