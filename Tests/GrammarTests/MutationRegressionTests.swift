@@ -99,4 +99,33 @@ import Testing
         let r = Self.run(seeds, count: 600, seed: 11, { (s) throws(GrammarError) in try Grammar(regex: s) })
         #expect(r.compiled > 0 && r.rejected > 0)
     }
+
+    // MARK: - Fuzz findings (`scripts/fuzz`, docs/reliability.md), replayed
+
+    /// Nested bounded repetitions: a small NFA (90,000 states for the first pattern) whose subsets
+    /// hold tens of thousands of NFA states each, so subset construction took minutes before its
+    /// DFA-state cap could stop it. Found checking the regex target's slow seeds; now a `.limit`
+    /// after a bounded amount of work, as a regex and as a schema `pattern`.
+    @Test func nestedBoundedRepetitionsEndInLimit() {
+        let expected = "regex needs more than \(100_000_000) steps to determinize"
+        for pattern in [#"(\d{0,300}){0,300}"#] {
+            do throws(GrammarError) {
+                _ = try Grammar(regex: pattern)
+                Issue.record("\(pattern) compiled")
+            } catch {
+                #expect(error == GrammarError(.limit, keyword: "regex", pointer: "", expected), "\(pattern)")
+            }
+            let schema = #"{"type":"string","pattern":"# + String(reflecting: pattern) + "}"
+            do throws(GrammarError) {
+                _ = try Grammar(jsonSchema: schema)
+                Issue.record("\(schema) compiled")
+            } catch {
+                #expect(error == GrammarError(.limit, keyword: "pattern", pointer: "/pattern", expected), "\(schema)")
+            }
+        }
+        // Bounded repetitions that real schemas use stay well inside the budget.
+        for pattern in ["^.{1,256}$", #"^[/][/.\w-]{0,254}$"#, "(ab|a)*b?[^\\n]{0,3}"] {
+            #expect(throws: Never.self) { try Grammar(regex: pattern) }
+        }
+    }
 }
