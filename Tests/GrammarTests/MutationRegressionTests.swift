@@ -128,4 +128,50 @@ import Testing
             #expect(throws: Never.self) { try Grammar(regex: pattern) }
         }
     }
+
+    /// GBNF's empty class `[]` compiled to a DFA with no states, and the automaton indexed its
+    /// start state: any mask that reached it trapped (index out of range). Found by the gbnf
+    /// target in a mutated chess grammar (`pawn ::= ([a-h] "x")? [] [1-8] …`). `[]` is now the
+    /// empty language: its branch is dead, the rest of the grammar is enforced as written.
+    @Test func emptyCharacterClassIsTheEmptyLanguage() throws {
+        let bytes = Vocabulary(tokens: (0..<256).map { [UInt8($0)] } + [[]], endOfGeneration: [256])
+        let g = try Grammar(gbnf: #"root ::= "x" ([] "z" | "y") "!""#)
+        let m = GrammarMatcher(grammar: g, vocabulary: bytes)
+        #expect(m.accept(bytes: Array("x".utf8)))
+        var mask = [UInt64](repeating: 0, count: m.maskWordCount)
+        m.mask(into: &mask)
+        let allowed = (0..<257).filter { mask[$0 >> 6] >> UInt64($0 & 63) & 1 == 1 }
+        #expect(allowed == [Int(UInt8(ascii: "y"))])
+        #expect(m.accept(bytes: Array("y!".utf8)) && m.isComplete)
+
+        // A grammar that is nothing but the empty class admits nothing (and does not trap).
+        let empty = try Grammar(gbnf: "root ::= []")
+        let e = GrammarMatcher(grammar: empty, vocabulary: bytes)
+        var emptyMask = [UInt64](repeating: 0, count: e.maskWordCount)
+        e.mask(into: &emptyMask)
+        #expect(emptyMask.allSatisfy { $0 == 0 } && !e.isComplete)
+    }
+
+    /// MaskBench's Apache Thrift schema overflowed the stack: proving two `oneOf` branches
+    /// disjoint compares their required properties' facts, collecting those compiles the
+    /// properties' own `oneOf`s, and through the schema's recursive `$ref`s that never ended (the
+    /// depth count sat after the recursive call). Found by the schema target while distilling
+    /// its seeds. Now a typed error in strict mode, and a grammar or a typed error when lenient.
+    @Test func recursiveOneOfDisjointnessProofTerminates() throws {
+        let lines = try SharedData.text("grammar/maskbench-dev.jsonl").split(separator: "\n")
+        let line = try #require(lines.first { $0.contains("http://thrift.apache.org/program-schema#") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let schema = String(decoding: try JSONSerialization.data(withJSONObject: try #require(object["schema"])), as: UTF8.self)
+        do throws(GrammarError) {
+            _ = try Grammar(jsonSchema: schema)
+            Issue.record("the Thrift schema compiled strictly; its not/oneOf has no exact complement")
+        } catch {
+            #expect(error.kind == .unsupported && error.keyword == "not", "\(error)")
+        }
+        do throws(GrammarError) {
+            _ = try Grammar(jsonSchema: schema, options: JSONSchemaOptions(lenient: true))
+        } catch {
+            #expect(!error.reason.isEmpty)
+        }
+    }
 }
