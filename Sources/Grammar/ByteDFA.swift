@@ -165,6 +165,12 @@ struct ByteNFA {
     /// Guard against patterns like `(a{1000}){1000}`.
     static let maxStates = 200_000
     static let maxDFAStates = 20_000
+    /// Most NFA states the subset construction may scan and close over in total (one to two
+    /// seconds of work). The two caps above bound memory, not time: each DFA state can hold tens
+    /// of thousands of NFA states, so the 19-byte `(\d{0,300}){0,300}` (90,000 NFA states) was
+    /// still building DFA states after 90 s of CPU (docs/reliability.md, fuzzing finding 5). Every
+    /// MaskBench pattern and format regex that compiled without this budget still does.
+    static let maxDeterminizeWork = 100_000_000
 
     mutating func newState() throws(GrammarError) -> Int32 {
         if eps.count >= ByteNFA.maxStates {
@@ -226,11 +232,14 @@ struct ByteNFA {
         var trans: [Int32] = []
         var acc: [Bool] = []
         var k = 0
+        var work = 0
         while k < sets.count {
             let cur = sets[k]
             k += 1
             acc.append(cur.contains(accept))
             var row = [Int32](repeating: -1, count: 256)
+            var curEdges = 0
+            for s in cur { curEdges += edges[Int(s)].count }
             for (ci, lo) in classStart.enumerated() {
                 let b = UInt8(lo)
                 var next: [Int32] = []
@@ -241,9 +250,16 @@ struct ByteNFA {
                         next.append(t)
                     }
                 }
+                work += cur.count + curEdges
                 if next.isEmpty { continue }
                 stamp &+= 1
                 closure(&next, &mark, stamp)
+                // Closing over `next`, then hashing it to find its DFA state, costs its size again.
+                work += 2 * next.count
+                if work > ByteNFA.maxDeterminizeWork {
+                    throw GrammarError(.limit, keyword: "pattern", pointer: "",
+                                       "regex needs more than \(ByteNFA.maxDeterminizeWork) steps to determinize")
+                }
                 var id = ids[next]
                 if id == nil {
                     if sets.count >= ByteNFA.maxDFAStates {

@@ -129,6 +129,9 @@ struct GrammarBuilder {
 
     /// Adds a node, sharing an identical existing one.
     mutating func add(_ n: GrammarNode) -> Int32 {
+        // A DFA with no live state (GBNF's `[]`) has no start state for the automaton to run:
+        // it is the empty language.
+        if case .dfa(let d) = n, dfas[Int(d)].isEmpty { return add(.fail) }
         if let id = nodeIds[n] { return id }
         let id = Int32(nodes.count)
         nodes.append(n)

@@ -131,6 +131,11 @@ extension JSONSchemaCompiler {
 
     /// `oneOf`: branch i holds and every branch not provably disjoint from it fails.
     mutating func oneOfGroup(_ branches: [SchemaLoc], key: String, pointer: String) throws(GrammarError) -> SchemaGroup {
+        // Collecting the branches recurses outside `compileConj`, whose stack check it bypasses.
+        guard stack.hasRoom() else {
+            throw GrammarError(.limit, keyword: "depth", pointer: pointer,
+                               "schema nesting or $ref chain too deep for the calling thread's stack")
+        }
         var facts: [SchemaFacts] = []
         for br in branches { facts.append(try collect([br], resolved: [])) }
         // Disjointness is symmetric: prove each pair once.
@@ -250,10 +255,13 @@ extension JSONSchemaCompiler {
         for k in a.required where forbids(b, k) { return true }
         for k in b.required where forbids(a, k) { return true }
         for k in Set(a.required).union(b.required) {
-            guard let fa = propertyFacts(a, k), let fb = propertyFacts(b, k) else { continue }
-            if disjointDepth > 4 { continue }
+            // Counted before `propertyFacts`: collecting a property's facts compiles its `oneOf`s,
+            // which ask this again, so through a recursive `$ref` the check after it was never
+            // reached and the proof recursed until the stack overflowed (a MaskBench schema).
+            if disjointDepth > 4 { break }
             disjointDepth += 1
             defer { disjointDepth -= 1 }
+            guard let fa = propertyFacts(a, k), let fb = propertyFacts(b, k) else { continue }
             if disjoint(fa, fb) { return true }
         }
         return false

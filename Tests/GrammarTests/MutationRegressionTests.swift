@@ -99,4 +99,79 @@ import Testing
         let r = Self.run(seeds, count: 600, seed: 11, { (s) throws(GrammarError) in try Grammar(regex: s) })
         #expect(r.compiled > 0 && r.rejected > 0)
     }
+
+    // MARK: - Fuzz findings (`scripts/fuzz`, docs/reliability.md), replayed
+
+    /// Nested bounded repetitions: a small NFA (90,000 states for the first pattern) whose subsets
+    /// hold tens of thousands of NFA states each, so subset construction took minutes before its
+    /// DFA-state cap could stop it. Found checking the regex target's slow seeds; now a `.limit`
+    /// after a bounded amount of work, as a regex and as a schema `pattern`.
+    @Test func nestedBoundedRepetitionsEndInLimit() {
+        let expected = "regex needs more than \(100_000_000) steps to determinize"
+        for pattern in [#"(\d{0,300}){0,300}"#] {
+            do throws(GrammarError) {
+                _ = try Grammar(regex: pattern)
+                Issue.record("\(pattern) compiled")
+            } catch {
+                #expect(error == GrammarError(.limit, keyword: "regex", pointer: "", expected), "\(pattern)")
+            }
+            let schema = #"{"type":"string","pattern":"# + String(reflecting: pattern) + "}"
+            do throws(GrammarError) {
+                _ = try Grammar(jsonSchema: schema)
+                Issue.record("\(schema) compiled")
+            } catch {
+                #expect(error == GrammarError(.limit, keyword: "pattern", pointer: "/pattern", expected), "\(schema)")
+            }
+        }
+        // Bounded repetitions that real schemas use stay well inside the budget.
+        for pattern in ["^.{1,256}$", #"^[/][/.\w-]{0,254}$"#, "(ab|a)*b?[^\\n]{0,3}"] {
+            #expect(throws: Never.self) { try Grammar(regex: pattern) }
+        }
+    }
+
+    /// GBNF's empty class `[]` compiled to a DFA with no states, and the automaton indexed its
+    /// start state: any mask that reached it trapped (index out of range). Found by the gbnf
+    /// target in a mutated chess grammar (`pawn ::= ([a-h] "x")? [] [1-8] …`). `[]` is now the
+    /// empty language: its branch is dead, the rest of the grammar is enforced as written.
+    @Test func emptyCharacterClassIsTheEmptyLanguage() throws {
+        let bytes = Vocabulary(tokens: (0..<256).map { [UInt8($0)] } + [[]], endOfGeneration: [256])
+        let g = try Grammar(gbnf: #"root ::= "x" ([] "z" | "y") "!""#)
+        let m = GrammarMatcher(grammar: g, vocabulary: bytes)
+        #expect(m.accept(bytes: Array("x".utf8)))
+        var mask = [UInt64](repeating: 0, count: m.maskWordCount)
+        m.mask(into: &mask)
+        let allowed = (0..<257).filter { mask[$0 >> 6] >> UInt64($0 & 63) & 1 == 1 }
+        #expect(allowed == [Int(UInt8(ascii: "y"))])
+        #expect(m.accept(bytes: Array("y!".utf8)) && m.isComplete)
+
+        // A grammar that is nothing but the empty class admits nothing (and does not trap).
+        let empty = try Grammar(gbnf: "root ::= []")
+        let e = GrammarMatcher(grammar: empty, vocabulary: bytes)
+        var emptyMask = [UInt64](repeating: 0, count: e.maskWordCount)
+        e.mask(into: &emptyMask)
+        #expect(emptyMask.allSatisfy { $0 == 0 } && !e.isComplete)
+    }
+
+    /// MaskBench's Apache Thrift schema overflowed the stack: proving two `oneOf` branches
+    /// disjoint compares their required properties' facts, collecting those compiles the
+    /// properties' own `oneOf`s, and through the schema's recursive `$ref`s that never ended (the
+    /// depth count sat after the recursive call). Found by the schema target while distilling
+    /// its seeds. Now a typed error in strict mode, and a grammar or a typed error when lenient.
+    @Test func recursiveOneOfDisjointnessProofTerminates() throws {
+        let lines = try SharedData.text("grammar/maskbench-dev.jsonl").split(separator: "\n")
+        let line = try #require(lines.first { $0.contains("http://thrift.apache.org/program-schema#") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let schema = String(decoding: try JSONSerialization.data(withJSONObject: try #require(object["schema"])), as: UTF8.self)
+        do throws(GrammarError) {
+            _ = try Grammar(jsonSchema: schema)
+            Issue.record("the Thrift schema compiled strictly; its not/oneOf has no exact complement")
+        } catch {
+            #expect(error.kind == .unsupported && error.keyword == "not", "\(error)")
+        }
+        do throws(GrammarError) {
+            _ = try Grammar(jsonSchema: schema, options: JSONSchemaOptions(lenient: true))
+        } catch {
+            #expect(!error.reason.isEmpty)
+        }
+    }
 }
