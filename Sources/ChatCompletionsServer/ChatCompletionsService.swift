@@ -86,12 +86,21 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         }
     }
 
+    /// Runs `body` on a thread of its own. The result comes back under a lock and the
+    /// continuation only wakes the task: a resume that comes before the task has suspended
+    /// carries no order ThreadSanitizer sees, so whatever `body` built would look raced to the
+    /// threads that use it next (issue 9).
     private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-            let thread = Thread { c.resume(with: Result { try body() }) }
+        let slot = ThreadResult<T>()
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                slot.put(Result { try body() })
+                c.resume()
+            }
             thread.name = "loom-model-load"
             thread.start()
         }
+        return try slot.take().get()
     }
 
     /// The routes: generation is `limited` (counts against the server's parallel/queue gate),
@@ -297,5 +306,21 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     static var revisionError: ChatCompletionsServiceError {
         ChatCompletionsServiceError(status: 500, message: "The model revised output that had already been streamed; retry without streaming.",
                                     type: "server_error", code: "stream_revision")
+    }
+}
+
+/// One result handed from a thread to the task that awaits it, under a lock.
+private final class ThreadResult<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `result` is only touched under `lock`.
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+
+    func put(_ r: Result<T, any Error>) { lock.withLock { result = r } }
+
+    func take() -> Result<T, any Error> {
+        lock.withLock {
+            guard let r = result else { preconditionFailure("a thread resumed its caller without a result") }
+            return r
+        }
     }
 }

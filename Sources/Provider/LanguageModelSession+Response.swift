@@ -1,5 +1,5 @@
+import Engine
 import Foundation
-import Synchronization
 
 extension LanguageModelSession {
     /// The result of a request.
@@ -93,8 +93,8 @@ final class StreamCore<Content: Generable>: Sendable {
         -> LanguageModelSession.Response<Content>
 
     private let run: Run
-    private let started = Mutex<AsyncThrowingStream<Snapshot, any Error>?>(nil)
-    private let outcome = Mutex<Result<LanguageModelSession.Response<Content>, any Error>?>(nil)
+    private let started = Locked<AsyncThrowingStream<Snapshot, any Error>?>(nil)
+    private let outcome = Locked<Result<LanguageModelSession.Response<Content>, any Error>?>(nil)
 
     init(run: @escaping Run) { self.run = run }
 

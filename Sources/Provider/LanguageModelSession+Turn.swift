@@ -1,5 +1,5 @@
+import Engine
 import Foundation
-import Synchronization
 
 /// What a finished turn produced, before conversion to the caller's content type.
 struct TurnOutput: Sendable {
@@ -13,7 +13,7 @@ struct TurnOutput: Sendable {
 
 /// The shared state of one executor step: the channel writes, the turn reads.
 final class StepRecorder: Sendable {
-    let assembler = Mutex(TranscriptAssembler())
+    let assembler = Locked(TranscriptAssembler())
 }
 
 extension LanguageModelSession {
@@ -251,7 +251,7 @@ private final class ToolCallOutcome: Sendable {
         var result: Result<[Transcript.Segment], any Error>?
         var waiter: CheckedContinuation<[Transcript.Segment], any Error>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func settle(_ result: Result<[Transcript.Segment], any Error>) {
         let waiter = state.withLock { s -> CheckedContinuation<[Transcript.Segment], any Error>? in

@@ -1,5 +1,5 @@
+import Engine
 import Foundation
-import Synchronization
 
 /// A conversation with a language model: the Foundation Models session API, for any
 /// `LanguageModel` (Loom's local models, HTTP backends, test mocks).
@@ -11,7 +11,7 @@ import Synchronization
 /// the session. Dynamic profiles (`.model(any LanguageModel)`, history modifiers) are not
 /// implemented yet.
 public final class LanguageModelSession: @unchecked Sendable {
-    // @unchecked: every mutable field lives in `state` (a Mutex); the other stored properties
+    // @unchecked: every mutable field lives in `state` (a lock); the other stored properties
     // are immutable and Sendable.
 
     /// The tools the model may call in this session.
@@ -19,7 +19,7 @@ public final class LanguageModelSession: @unchecked Sendable {
 
     let driver: any ModelDriver
     let executors = ExecutorStore()
-    let state: Mutex<State>
+    let state: Locked<State>
 
     struct State {
         var transcript: Transcript
@@ -42,7 +42,7 @@ public final class LanguageModelSession: @unchecked Sendable {
                 segments: instructions?.segments ?? [],
                 toolDefinitions: tools.map { Transcript.ToolDefinition(tool: $0) })))
         }
-        state = Mutex(State(transcript: Transcript(entries: entries)))
+        state = Locked(State(transcript: Transcript(entries: entries)))
     }
 
     /// A session with text instructions.
@@ -60,7 +60,7 @@ public final class LanguageModelSession: @unchecked Sendable {
     public init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript) {
         driver = ConcreteModelDriver(model: model)
         self.tools = tools
-        state = Mutex(State(transcript: transcript))
+        state = Locked(State(transcript: transcript))
     }
 
     /// The conversation so far. Settable: apps may trim or rewrite history between requests.

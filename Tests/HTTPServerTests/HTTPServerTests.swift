@@ -218,8 +218,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
             #expect(await firstStarted.wait())
             let b = try RawClient(port: port)
             try await b.send("POST /gen HTTP/1.1\r\nContent-Length: 6\r\n\r\nsecond")
-            let limit = ContinuousClock.now + .seconds(30)
-            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            await until { server.queued != 0 }
             #expect(server.queued == 1)
             #expect(runs.value == 1)
             let c = try RawClient(port: port)
@@ -269,8 +268,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
             c.shutdownBoth()
             #expect(await cancelled.wait())
             // The slot is released once the handler returns.
-            let limit = ContinuousClock.now + .seconds(30)
-            while server.inFlight != 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            await until { server.inFlight == 0 }
             #expect(server.inFlight == 0)
         }
     }
@@ -365,8 +363,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
         #expect(await started.wait())
         async let stopped: Void = server.stop(gracePeriod: .seconds(30))
-        let limit = ContinuousClock.now + .seconds(30)
-        while !server.isStopping && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+        await until { server.isStopping }
         release.open()
         let r = try await c.readResponse()
         #expect(r.text == "finished")
@@ -391,16 +388,15 @@ private func echoRoutes(_ r: inout HTTPRouter) {
             #expect(await firstStarted.wait())
             let b = try RawClient(port: port)
             try await b.send("POST /gen HTTP/1.1\r\nContent-Length: 6\r\n\r\nsecond")
-            let limit = ContinuousClock.now + .seconds(30)
-            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            await until { server.queued != 0 }
             #expect(server.queued == 1)
             b.shutdownBoth()
-            while server.queued != 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            await until { server.queued == 0 }
             #expect(server.queued == 0)
             // The freed queue entry is usable again.
             let c = try RawClient(port: port)
             try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 5\r\n\r\nthird")
-            while server.queued == 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            await until { server.queued != 0 }
             release.open()
             #expect(try await a.readResponse().text == "first")
             #expect(try await c.readResponse().text == "third")
@@ -531,8 +527,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
             #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 })
             #expect(statuses.contains(200))
             // A slot is released just after its response is handed over, so wait for it.
-            let limit = ContinuousClock.now + .seconds(30)
-            while server.inFlight != 0 && ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(2)) }
+            await until { server.inFlight == 0 }
             #expect(server.inFlight == 0)
             #expect(server.queued == 0)
         }

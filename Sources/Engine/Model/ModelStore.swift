@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,7 +47,7 @@ public final class ModelStore: Sendable {
         weak var model: Model?
     }
 
-    private let entries = Mutex<[FileIdentity: Entry]>([:])
+    private let entries = Locked<[FileIdentity: Entry]>([:])
 
     /// An empty store (tests use their own; the library uses `shared`).
     public init() {}

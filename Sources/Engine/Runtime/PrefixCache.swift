@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A bounded store of KV snapshots keyed by token prefix, shared by every engine of a process
 /// (or of a service): a system prompt that many sessions start with is evaluated once, and each
@@ -72,7 +71,7 @@ public final class PrefixCache: Sendable {
 
     /// Most bytes of snapshots kept; older ones are evicted to make room.
     public let byteBudget: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A store keeping at most `byteBudget` bytes of keys and values.
     public init(byteBudget: Int) {

@@ -1,5 +1,4 @@
 import Engine
-import Synchronization
 
 /// An engine lent to one generation at a time. The pool's lock hands it over, so only one thread
 /// ever touches it at once.
@@ -61,7 +60,7 @@ final class EnginePool: Sendable {
         var peakLive = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let make: @Sendable () throws -> PooledEngine
     /// Idle engines kept beyond this are released (each holds a KV cache).
     let maximumIdle: Int
@@ -113,6 +112,10 @@ final class EnginePool: Sendable {
             } onCancel: {
                 cancelWaiter(id)
             }
+            // Taken once more after waking: the resume from the thread that gave the engine
+            // back may carry no order ThreadSanitizer sees (see `WorkerThread.run`), and that
+            // thread wrote the engine's KV cache last.
+            state.withLock { _ in }
         }
         switch grant {
         case .engine(let engine):

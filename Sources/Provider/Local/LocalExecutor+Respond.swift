@@ -265,7 +265,7 @@ private final class UpdateBuffer {
 
 /// A one-shot signal a task can await (not cancellable: the waiter always sees the worker end).
 final class Completion: Sendable {
-    private let state = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func signal() {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
@@ -285,6 +285,10 @@ final class Completion: Sendable {
             }
             if now { c.resume() }
         }
+        // Taken once more after waking: the resume alone may carry no order ThreadSanitizer
+        // sees (see `WorkerThread.run`), and whatever the signalling thread did before
+        // `signal()` is what the waiter goes on to rely on.
+        _ = state.withLock { $0.done }
     }
 }
 
@@ -293,7 +297,7 @@ final class Completion: Sendable {
 final class DeadlineWatch: Sendable {
     private final class Fired: Sendable {
         let value = Atomic<Bool>(false)
-        let actions = Mutex<[@Sendable () -> Void]>([])
+        let actions = Locked<[@Sendable () -> Void]>([])
     }
     private let timer: Task<Void, Never>?
     private let state = Fired()

@@ -2,7 +2,6 @@ import Engine
 import Foundation
 import Grammar
 import LoomJSON
-import Synchronization
 
 /// Everything an executor holds for one configuration — the shared weights, tokenizer, chat
 /// template, tool-call dialect, grammar vocabulary, engine pool, prefix cache and compiled
@@ -10,7 +9,7 @@ import Synchronization
 /// session starts warm and finds its engines' KV caches. Held weakly by the registry: it goes
 /// away with its last executor.
 final class LocalRuntime: Sendable {
-    private static let registry = Mutex<[LocalLanguageModel.Executor.Configuration: WeakRuntime]>([:])
+    private static let registry = Locked<[LocalLanguageModel.Executor.Configuration: WeakRuntime]>([:])
 
     private struct WeakRuntime {
         weak var runtime: LocalRuntime?
@@ -50,7 +49,7 @@ final class LocalRuntime: Sendable {
     let prefixCache: PrefixCache
     /// This runtime's worker threads (generation, schema compilation, prewarming, engine returns).
     let workerThreads = WorkerThread.Count()
-    private let grammars = Mutex<[String: Grammar]>([:])
+    private let grammars = Locked<[String: Grammar]>([:])
 
     /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
     /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable, malformed or

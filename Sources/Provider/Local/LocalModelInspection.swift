@@ -1,6 +1,5 @@
 import Engine
 import Foundation
-import Synchronization
 
 /// What can be learned about a model file without loading its weights (vocabulary markers,
 /// template features), cached per file identity so `LocalLanguageModel.capabilities` stays cheap.
@@ -13,7 +12,7 @@ enum LocalModelInspection {
         var templateRendersTools: Bool
     }
 
-    private static let cache = Mutex<[ModelStore.FileIdentity: Facts]>([:])
+    private static let cache = Locked<[ModelStore.FileIdentity: Facts]>([:])
 
     /// Marker pairs recognised as reasoning delimiters, in preference order.
     static let reasoningMarkerPairs: [(String, String)] = ReasoningMarkers.known.map { ($0.open, $0.close) }

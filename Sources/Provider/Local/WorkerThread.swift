@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Engine
 import Synchronization
 
 /// Runs blocking work (model compute, schema compilation) on a dedicated OS thread so Swift's
@@ -66,14 +67,29 @@ enum WorkerThread {
     }
 
     /// Runs `body` on a worker thread and returns its result.
+    ///
+    /// The result travels through a lock and the continuation only wakes the task: a result
+    /// passed through the continuation itself carries no order ThreadSanitizer can see when the
+    /// worker resumes before the task has suspended, so everything the worker built (a compiled
+    /// grammar, an executor) was reported as raced when another thread read it (issue 9). The
+    /// worker stores under the lock before resuming and the task takes it under the same lock
+    /// after waking, which orders the two for the sanitizer as they are ordered in fact.
     static func run<T: Sendable>(counting count: Count? = nil, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let slot = Locked<Result<T, any Error>?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let started = start(counting: count) {
-                do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+                let result = Result { try body() }
+                slot.withLock { $0 = result }
+                continuation.resume()
             }
             if !started {
-                continuation.resume(throwing: LocalLanguageModelError.internalFailure("could not start a worker thread"))
+                slot.withLock { $0 = .failure(LocalLanguageModelError.internalFailure("could not start a worker thread")) }
+                continuation.resume()
             }
         }
+        guard let result = slot.withLock({ $0 }) else {
+            preconditionFailure("a worker thread resumed its caller without a result")
+        }
+        return try result.get()
     }
 }

@@ -14,10 +14,39 @@ struct LoopbackError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Runs blocking work on a fresh thread.
+/// Runs blocking work on a fresh thread and resumes when it finishes.
+///
+/// The result comes back through a lock, not through the continuation: when the thread resumes
+/// before the task has suspended, ThreadSanitizer sees no order between the thread's writes and
+/// the task's reads, and it reported the client's buffers and the response bodies handed across
+/// (issue 9). The lock makes that order explicit, and the next call's thread is created after the
+/// task took the result, so consecutive calls on one client, each on its own thread, are ordered
+/// too.
 func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-        Thread { c.resume(with: Result { try body() }) }.start()
+    let handoff = ThreadResult<T>()
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+        Thread {
+            handoff.put(Result { try body() })
+            c.resume()
+        }.start()
+    }
+    return try handoff.take().get()
+}
+
+/// One result passed from a thread to the task that waits for it.
+private final class ThreadResult<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `result` is only touched under `lock`.
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+
+    func put(_ r: Result<T, any Error>) { lock.withLock { result = r } }
+
+    func take() -> Result<T, any Error> {
+        lock.withLock {
+            guard let r = result else { preconditionFailure("onThread resumed before its result was stored") }
+            result = nil
+            return r
+        }
     }
 }
 
@@ -35,7 +64,8 @@ struct LoopbackResponse: Sendable {
 }
 
 final class LoopbackClient: @unchecked Sendable {
-    // @unchecked: one test task drives a client at a time.
+    // @unchecked: one test task drives a client at a time, and each blocking call's thread is
+    // ordered after the previous one's by `onThread`'s hand-over.
     private let fd: Int32
     private var buffer: [UInt8] = []
     /// De-chunked body bytes of a streamed response not yet consumed as events.
