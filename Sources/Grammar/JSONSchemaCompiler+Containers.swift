@@ -32,6 +32,7 @@ extension JSONSchemaCompiler {
         var index: [String: Int] = [:]
         var impossibleNames: Set<String> = []
         for name in names {
+            try spend(1 + views.count, pointer: pointer)
             var conj: [SchemaLoc] = []
             var closedOut = false
             for v in views {

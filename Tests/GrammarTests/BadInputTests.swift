@@ -49,7 +49,20 @@ import Testing
         // Patterns whose automaton would be enormous.
         Row(#"{"type":"string","pattern":"a{1000000000}"}"#, .limit, "pattern", "/pattern", "regex expands to too many states"),
         Row(#"{"type":"string","pattern":"(a|b)*a(a|b){40}"}"#, .limit, "pattern", "/pattern", "regex needs more than 20000 DFA states"),
+        Row(#"{"type":"string","pattern":"(\\d{0,300}){0,300}"}"#, .limit, "pattern", "/pattern",
+            "regex needs more than 100000000 steps to determinize"),
+        // Branch combinations over a wide object: each of the 1,024 combinations refolds the
+        // 300 properties, which the whole-compile work budget stops before it runs for long.
+        Row(combinatorialSchema, .limit, "schema", "",
+            "schema needs more than 250000 units of compilation work (combinations of anyOf/oneOf/if branches over large subschemas)"),
     ]
+
+    /// Ten two-way `anyOf`s beside 300 properties.
+    static let combinatorialSchema: String = {
+        let props = (0..<300).map { #""p\#($0)":{"type":"integer"}"# }.joined(separator: ",")
+        let groups = (0..<10).map { #"{"anyOf":[{"required":["p\#($0)"]},{"required":["q\#($0)"]}]}"# }.joined(separator: ",")
+        return #"{"type":"object","properties":{\#(props)},"allOf":[\#(groups)]}"#
+    }()
 
     @Test(arguments: schemaRows) func schemaErrors(_ row: Row) {
         Self.expectError(row) { (s) throws(GrammarError) in try Grammar(jsonSchema: s) }
@@ -81,6 +94,7 @@ import Testing
         Row("^a$b", .unsupported, "regex", "", "regex: anchor inside the pattern"),
         Row("a{1000000000}", .limit, "regex", "", "regex expands to too many states"),
         Row("(a|b)*a(a|b){40}", .limit, "regex", "", "regex needs more than 20000 DFA states"),
+        Row(#"(\d{0,300}){0,300}"#, .limit, "regex", "", "regex needs more than 100000000 steps to determinize"),
     ]
 
     @Test(arguments: regexRows) func regexErrors(_ row: Row) {
