@@ -83,8 +83,14 @@ public final class GrammarMatcher {
     public var acceptedCount: Int { history.count - 1 }
 
     /// Writes the allowed-token mask: bit `i % 64` of word `i / 64` is set iff token `i` may come next.
-    public func mask(into out: UnsafeMutablePointer<UInt64>) {
+    ///
+    /// `buffer` must hold at least `maskWordCount` words. (A buffer, not a bare pointer: an
+    /// array passed as `&array` would silently convert to a pointer and be overrun when short;
+    /// arrays take the `inout [UInt64]` overload, which sizes them.)
+    public func mask(into buffer: UnsafeMutableBufferPointer<UInt64>) {
         let words = vocabulary.maskWordCount
+        precondition(buffer.count >= words, "mask buffer shorter than maskWordCount")
+        let out = buffer.baseAddress!
         let c = current
         guard c >= 0 else {
             out.initialize(repeating: 0, count: words)
@@ -189,7 +195,7 @@ public final class GrammarMatcher {
     /// Writes the mask into an array (resized to `maskWordCount`).
     public func mask(into out: inout [UInt64]) {
         if out.count != maskWordCount { out = Array(repeating: 0, count: maskWordCount) }
-        out.withUnsafeMutableBufferPointer { mask(into: $0.baseAddress!) }
+        out.withUnsafeMutableBufferPointer { mask(into: $0) }
     }
 
     /// Walks the token trie from configuration `c`, skipping each subtree whose prefix is rejected.

@@ -32,7 +32,7 @@ enum BenchGeneration {
         let vocab = engine.model.config.vocabularySize
         let sampler = try Sampler(vocabularySize: vocab, parameters: .greedy)
         let words = matcher.maskWordCount
-        let mask = UnsafeMutablePointer<UInt64>.allocate(capacity: words)
+        let mask = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: words)
         defer { mask.deallocate() }
         var pending: [Int32] = []
         pending.reserveCapacity(tokens)
@@ -60,7 +60,7 @@ enum BenchGeneration {
                 logits = try engine.force(pending)
                 pending.removeAll(keepingCapacity: true)
             }
-            guard let t = sampler.sample(logits, mask: mask) else { throw RuntimeError("no token allowed by the schema") }
+            guard let t = sampler.sample(logits, mask: UnsafePointer(mask.baseAddress)) else { throw RuntimeError("no token allowed by the schema") }
             if matcher.vocabulary.isEndOfGeneration(Int(t)) {
                 matcher.reset()
                 continue

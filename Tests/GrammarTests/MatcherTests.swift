@@ -57,6 +57,19 @@ import Testing
         #expect(m.isComplete)
     }
 
+    /// `mask(into: &array)` sizes the array: an array passed with `&` must never bind to the
+    /// pointer overload and be written past its end (the matcher fuzzer's harness once was).
+    @Test func maskIntoAShortArrayResizesIt() throws {
+        let g = try Grammar(regex: "ab")
+        let m = GrammarMatcher(grammar: g, vocabulary: TestVocab.shared)
+        var short: [UInt64] = [0]
+        m.mask(into: &short)
+        #expect(short.count == m.maskWordCount)
+        var full = [UInt64](repeating: 0, count: m.maskWordCount)
+        full.withUnsafeMutableBufferPointer { m.mask(into: $0) }
+        #expect(short == full)
+    }
+
     @Test func rollbackRestoresState() throws {
         let g = try Grammar(regex: "(ab|cd)+")
         let m = GrammarMatcher(grammar: g, vocabulary: TestVocab.shared)

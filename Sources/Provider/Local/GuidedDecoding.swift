@@ -24,7 +24,7 @@ final class GuidedDecoding {
 
     /// Recomputes `mask` for the matcher's current state.
     func computeMask() {
-        mask.withUnsafeMutableBufferPointer { matcher.mask(into: $0.baseAddress!) }
+        mask.withUnsafeMutableBufferPointer { matcher.mask(into: $0) }
     }
 
     /// Whether `token` is allowed by `mask`.
