@@ -43,7 +43,9 @@ enum GrammarReplay {
         var perSchema: [JSONValue] = []
         var mask = [UInt64](repeating: 0, count: vocab.maskWordCount)
         let eos = vocab.endOfGeneration.first ?? -1
-        let slowReport = ProcessEnvironment.value("LOOM_REPLAY_SLOW") != nil
+        // LOOM_REPLAY_SLOW=µs (default 2000): report every valid-instance mask slower than that.
+        let slowNs = ProcessEnvironment.value("LOOM_REPLAY_SLOW").map { (UInt64($0) ?? 2000) * 1000 }
+        let slowReport = slowNs != nil
 
         let progress = ProcessEnvironment.value("LOOM_REPLAY_PROGRESS") != nil
         var bar = Progress(json: args.has("json") || progress)
@@ -93,7 +95,7 @@ enum GrammarReplay {
                     if c.valid {
                         maskNs.append(e - s)
                         if let dump { dump.write(mask); dumpedNs.append(e - s) }
-                        if slowReport, e - s > 2_000_000 {
+                        if let slowNs, e - s > slowNs {
                             let prefix = tokenizer.tokenBytes(t)
                             StandardError.line("slow mask \((e - s) / 1000) µs: \(item.id) token \(k) next=\(String(decoding: prefix, as: UTF8.self)) \(before.prefix(200))")
                         }
