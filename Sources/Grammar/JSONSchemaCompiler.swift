@@ -57,10 +57,15 @@ struct JSONSchemaCompiler {
         "contentEncoding", "contentMediaType", "contentSchema", "discriminator", "xml", "externalDocs", "example",
     ]
 
+    /// The draft named by the root's `$schema`, else the options' default.
+    static func draft(of root: JSONValue, options: JSONSchemaOptions) -> JSONSchemaDraft {
+        if case .object(let o) = root, let s = o["$schema"]?.stringValue, let x = JSONSchemaDraft(schemaURI: s) { return x }
+        return options.defaultDraft
+    }
+
     init(root: JSONValue, options: JSONSchemaOptions) {
         self.options = options
-        var d = options.defaultDraft
-        if case .object(let o) = root, let s = o["$schema"]?.stringValue, let x = JSONSchemaDraft(schemaURI: s) { d = x }
+        let d = JSONSchemaCompiler.draft(of: root, options: options)
         draft = d
         resolver = SchemaResolver(root: root, draft: d, remotes: options.remoteDocuments)
     }
@@ -69,7 +74,8 @@ struct JSONSchemaCompiler {
         // Depth first: the vocabulary pass below walks the schema recursively too.
         try checkDepth(root0)
         for (_, doc) in options.remoteDocuments { try checkDepth(doc) }
-        let root = try JSONSchemaVocabularies.apply(to: root0, remotes: options.remoteDocuments)
+        let vocabularyRoot = try JSONSchemaVocabularies.apply(to: root0, remotes: options.remoteDocuments)
+        let root = try JSONSchemaVocabularies.applyDraft(JSONSchemaCompiler.draft(of: vocabularyRoot, options: options), to: vocabularyRoot)
         var c = JSONSchemaCompiler(root: root, options: options)
         c.ws = options.whitespace ? c.b.add(.rep(c.b.add(.bytes(.jsonWhitespace)), min: 0, max: -1)) : c.b.add(.literal([]))
         let rootLoc = SchemaLoc(value: root, base: SchemaResolver.defaultBase, pointer: "")

@@ -30,7 +30,8 @@ enum JSONSchemaVocabularies {
     ]
 
     /// Keywords whose values are maps of subschemas, single subschemas, and arrays of subschemas.
-    private static let schemaMaps: Set<String> = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
+    /// (`dependencies` maps names to schemas or to arrays of names; arrays pass through unchanged.)
+    private static let schemaMaps: Set<String> = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]
     private static let schemaValues: Set<String> = [
         "additionalProperties", "propertyNames", "items", "contains", "not", "if", "then", "else",
         "unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema",
@@ -57,9 +58,30 @@ enum JSONSchemaVocabularies {
         return try strip(root, drop, dialect: uri, pointer: "")
     }
 
-    private static func strip(_ schema: JSONValue, _ drop: Set<String>, dialect: String, pointer: String) throws(GrammarError) -> JSONValue {
+    /// Keywords a draft does not know yet, by the draft that introduced them. A schema that
+    /// declares an older draft gets them as unknown keywords, i.e. annotations: a draft-04
+    /// schema's `if`/`then` or `const` constrains nothing, as a validator for that draft reads it.
+    static let introducedIn: [(JSONSchemaDraft, Set<String>)] = [
+        (.draft6, ["const", "contains", "propertyNames"]),
+        (.draft7, ["if", "then", "else"]),
+        (.draft2019_09, ["dependentRequired", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems",
+                         "maxContains", "minContains"]),
+        (.draft2020_12, ["prefixItems"]),
+    ]
+
+    /// The root without the keywords `draft` does not know (the root itself when there are none).
+    static func applyDraft(_ draft: JSONSchemaDraft, to root: JSONValue) throws(GrammarError) -> JSONValue {
+        var drop: Set<String> = []
+        for (since, keywords) in introducedIn where draft < since { drop.formUnion(keywords) }
+        if drop.isEmpty { return root }
+        return try strip(root, drop, dialect: nil, pointer: "")
+    }
+
+    /// `schema` with the keywords in `drop` removed at every schema position. With a `dialect`,
+    /// an embedded resource declaring another one is refused (its vocabularies are unknown).
+    private static func strip(_ schema: JSONValue, _ drop: Set<String>, dialect: String?, pointer: String) throws(GrammarError) -> JSONValue {
         guard case .object(let o) = schema else { return schema }
-        if !pointer.isEmpty, let s = o["$schema"]?.stringValue, s != dialect {
+        if let dialect, !pointer.isEmpty, let s = o["$schema"]?.stringValue, s != dialect {
             throw GrammarError(.unsupported, keyword: "$schema", pointer: pointer + "/$schema",
                                "an embedded resource with another dialect under a custom vocabulary is not supported")
         }

@@ -6,6 +6,26 @@ import Testing
         try Grammar(jsonSchema: schema, options: options)
     }
 
+    /// Keywords newer than the declared draft are unknown keywords there, i.e. annotations: a
+    /// draft-04 schema's `if`/`then` and `const` constrain nothing (MaskBench's
+    /// Github_medium---o39097 has such an `if`, and a valid instance that breaks its `then`).
+    @Test func keywordsNewerThanTheDeclaredDraftAreAnnotations() throws {
+        let body = #""type":"object","properties":{"k":{"const":"a"}},"if":{"properties":{"t":{"const":"x"}}},"then":{"required":["q"]}"#
+        let draft4 = try g(#"{"$schema":"http://json-schema.org/draft-04/schema#","# + body + "}")
+        #expect(Replay.accepts(draft4, #"{"t":"x","k":"b"}"#))
+        let draft6 = try g(#"{"$schema":"http://json-schema.org/draft-06/schema#","# + body + "}")
+        #expect(!Replay.accepts(draft6, #"{"k":"b"}"#))
+        #expect(Replay.accepts(draft6, #"{"t":"x","k":"a"}"#))
+        let draft7 = try g(#"{"$schema":"http://json-schema.org/draft-07/schema#","# + body + "}")
+        #expect(!Replay.accepts(draft7, #"{"t":"x","k":"a"}"#))
+        #expect(Replay.accepts(draft7, #"{"t":"x","k":"a","q":1}"#))
+        // A property named like a keyword is a name, not a keyword.
+        let names = try g(#"{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"if":{"type":"integer"}}}"#)
+        #expect(!Replay.accepts(names, #"{"if":"x"}"#))
+        // Without `$schema`, 2020-12: everything applies.
+        #expect(!Replay.accepts(try g("{" + body + "}"), #"{"t":"x","k":"a"}"#))
+    }
+
     @Test func anyObject() throws {
         let s = try g(#"{"type":"object"}"#)
         #expect(Replay.accepts(s, #"{"a":1}"#))
