@@ -126,6 +126,19 @@ import Testing
         }
     }
 
+    /// A schema whose keywords contradict each other compiles (JSON Schema gives it a meaning: it
+    /// validates nothing), and a request under it is refused by name before any generation.
+    @Test(arguments: [#"{"type":"integer","minimum":5,"maximum":1}"#, #"{"allOf":[{"type":"string"},{"type":"number"}]}"#])
+    func contradictorySchemasAreRefusedBeforeGeneration(json: String) async throws {
+        let schema = try GenerationSchema(jsonSchema: json)
+        let session = LanguageModelSession(model: E2EData.smol())
+        do {
+            _ = try await session.respond(to: "x", schema: schema, options: GenerationOptions(maximumResponseTokens: 8))
+            Issue.record("expected schemaAdmitsNoValue")
+        } catch LocalLanguageModelError.schemaAdmitsNoValue {
+        }
+    }
+
     @Test func unsupportedKeywordsAreReportedAsGenerationGuides() async throws {
         let schema = try GenerationSchema(jsonSchema: #"{"type":"string","pattern":"^(?=a)ab$"}"#)
         let session = LanguageModelSession(model: E2EData.smol())

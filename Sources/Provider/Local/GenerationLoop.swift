@@ -204,6 +204,9 @@ struct BudgetTooSmall: Error {
     var minimumTokens: Int
 }
 
+/// Thrown by the worker when the schema's grammar has no sentence at all.
+struct SchemaAdmitsNothing: Error {}
+
 /// Decodes output tokens to text, holding back an unfinished character and any text that may be
 /// the start of a stop sequence.
 struct OutputText {

@@ -74,6 +74,13 @@ final class GuidedDecoding {
         return true
     }
 
+    /// True when nothing can follow and the output is not complete: at the start, the schema
+    /// admits no value. (Computes the mask.)
+    func admitsNothing() -> Bool {
+        computeMask()
+        return !matcher.isComplete && mask.allSatisfy { $0 == 0 }
+    }
+
     /// The tokens of a shortest completion from the current state ([] when complete), or nil
     /// when the planner could not find one.
     func completionPlan() -> [Int32]? {

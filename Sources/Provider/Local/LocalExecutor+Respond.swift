@@ -118,6 +118,8 @@ extension LocalLanguageModel.Executor {
                 return LanguageModelError.contextSizeExceeded(.init(contextSize: size, tokenCount: count, debugDescription: e.description))
             default: return LocalLanguageModelError.internalFailure(e.description)
             }
+        case is SchemaAdmitsNothing:
+            return LocalLanguageModelError.schemaAdmitsNoValue(schemaName: schema.flatMap { $0.name.isEmpty ? nil : $0.name })
         case let e as BudgetTooSmall:
             return LocalLanguageModelError.schemaCannotFitBudget(schemaName: schema.flatMap { $0.name.isEmpty ? nil : $0.name }, minimumTokens: e.minimumTokens, budget: budget)
         default:
@@ -241,7 +243,8 @@ private struct SequentialWork: @unchecked Sendable {
             GuidedDecoding(grammar: $0, vocabulary: executor.vocabulary, tokenizer: executor.tokenizer,
                            byteTokens: executor.byteTokens)
         }
-        // Refuse before any compute when even the shortest valid output cannot fit.
+        // Refuse before any compute when no output is valid, or the shortest cannot fit.
+        if let guide, guide.admitsNothing() { throw SchemaAdmitsNothing() }
         if let guide, let plan = guide.completionPlan(), plan.count > budget {
             throw BudgetTooSmall(minimumTokens: plan.count)
         }

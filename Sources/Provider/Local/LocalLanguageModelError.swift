@@ -9,6 +9,9 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
     /// The response-token budget is smaller than the shortest output the schema admits, so no
     /// valid output could be produced; found before any generation.
     case schemaCannotFitBudget(schemaName: String?, minimumTokens: Int, budget: Int)
+    /// The schema admits no value at all (contradictory keywords such as `minimum` above
+    /// `maximum`, or `false`), so nothing could be generated; found before any generation.
+    case schemaAdmitsNoValue(schemaName: String?)
     /// A configuration value that cannot work (context size, threads, …).
     case invalidConfiguration(String)
     /// A `GenerationOptions` value that cannot be honoured (negative temperature, top-k of 0, …).
@@ -29,6 +32,8 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
         case .schemaCannotFitBudget(let name, let minimum, let budget):
             return "the shortest output valid for schema \(name ?? "(unnamed)") needs \(minimum) tokens, "
                 + "more than the response budget of \(budget)"
+        case .schemaAdmitsNoValue(let name):
+            return "the schema\(name.map { " '\($0)'" } ?? "") admits no value: its keywords contradict each other"
         case .invalidConfiguration(let why): return "invalid configuration: \(why)"
         case .invalidGenerationOptions(let why): return "invalid generation options: \(why)"
         case .malformedToolCall(let why): return "malformed tool call: \(why)"
