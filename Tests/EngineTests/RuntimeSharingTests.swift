@@ -35,6 +35,40 @@ import Testing
         #expect(throws: ModelLoadError.self) { try store.model(path: path + ".missing") }
     }
 
+    /// Issue 9's file faults: a model file deleted, or replaced by a rename, while an engine uses
+    /// it keeps generating the same tokens from its mapping (POSIX keeps the inode until the last
+    /// `munmap`); a fresh load sees the new file, or a typed error when there is none.
+    @Test(arguments: [false, true])
+    func mappedFileDeletedOrReplacedKeepsWorking(replace: Bool) throws {
+        let store = ModelStore()
+        let bytes = try SharedData.bytes("models/stories260K.gguf")
+        let path = try SharedData.temporaryFile(bytes: bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let engine = try SequentialEngine(model: try store.model(path: path),
+                                          configuration: TransformerConfiguration(threads: 1, contextLength: 64))
+        let prompt = RuntimeFixtures.prompt(8, vocabulary: engine.model.config.vocabularySize, salt: 3)
+        func run() throws -> [Int32] {
+            var out: [Int32] = []
+            try engine.generate(prompt: prompt, sampling: .greedy, maxTokens: 12) { out.append($0) }
+            return out
+        }
+        let before = try run()
+        if replace {
+            // Different bytes under the same name (its last 4 KiB zeroed).
+            var other = bytes
+            for i in other.count - 4096..<other.count { other[i] = 0 }
+            let replacement = try SharedData.temporaryFile(bytes: other)
+            #expect(rename(replacement, path) == 0)
+            let fresh = try store.model(path: path)
+            #expect(fresh !== engine.model)
+        } else {
+            #expect(unlink(path) == 0)
+            #expect(throws: ModelLoadError.self) { try store.model(path: path) }
+        }
+        #expect(try run() == before)
+        #expect(!before.isEmpty)
+    }
+
     /// An engine keeps its model alive; the mapping goes when the engine and the caller let go.
     @Test func enginesHoldTheirModel() throws {
         let store = ModelStore()
