@@ -77,7 +77,10 @@ extension GrammarAutomaton {
         // a fraction or exponent too (`2.` then `5` is refused under `maximum: 5`, since only
         // 2.5e1 = 25 is integral, while `0.` then `5` is not): no representative stands for it.
         let prunes = (spec.minimum != nil || spec.maximum != nil) && spec.integer != .any && spec.integer != .nonIntegral
-        if prunes { return st }
+        if prunes {
+            guard let representative = settledRepresentative(spec, a) else { return st }
+            return internAux([syntax] + representative.map { Int32($0) })
+        }
         let representative: [UInt8]
         switch syntax {
         case 0: representative = []
@@ -92,6 +95,35 @@ extension GrammarAutomaton {
         default: return st
         }
         return internAux([syntax] + representative.map { Int32($0) })
+    }
+
+    /// A representative literal for `a` (syntax state, then bytes) when integer bounds can no
+    /// longer tell it apart from that representative, else nil. For an unsigned literal with a
+    /// nonzero leading digit, still in its integer digits, and no maximum:
+    /// - plain digits (draft-04, generation) extend to arbitrarily large integers, so every digit
+    ///   that follows keeps some extension within any minimum, as after `1`;
+    /// - integral literals (`10e-1`) also reach integers through fractions and negative exponents,
+    ///   which only the trailing zeros decide (`3600e-2` is 36, `3600e-3` is not integral), so
+    ///   when every positive integer meets the minimum (`minimum ≤ 1`, `exclusiveMinimum < 1`)
+    ///   `1` followed by as many zeros judges the same tokens. A larger minimum is not settled
+    ///   (`12e-0` meets 10, `1e-0` does not).
+    /// The common `minimum: 0` and `minimum: 1` counts then share a few isolated walks of the
+    /// digit tokens instead of one per value read.
+    private func settledRepresentative(_ spec: NumberSpec, _ a: [Int32]) -> [UInt8]? {
+        guard a[0] == 3, a.count > 1, a[1] >= 0x31, a[1] <= 0x39, spec.maximum == nil,
+              spec.multipleOf.isEmpty, spec.excluded.isEmpty, spec.allowed == nil else { return nil }
+        if spec.integer == .digitsOnly { return [0x31] }
+        guard spec.integer == .integralValue else { return nil }
+        if let minimum = spec.minimum {
+            let one = ExactDecimal(negative: false, digits: [1], exponent: 0)
+            guard minimum < one || (minimum == one && !spec.minimumExclusive) else { return nil }
+        }
+        var zeros = 0
+        for b in a.dropFirst().reversed() {
+            guard b == 0x30 else { break }
+            zeros += 1
+        }
+        return [0x31] + Array(repeating: 0x30, count: zeros)
     }
 
     /// True when no byte that can come right after a number returning to `parent` is a number byte.

@@ -109,7 +109,7 @@ import Testing
     /// A number-byte vocabulary: single bytes plus multi-byte digit, fraction and exponent tokens.
     static let numberVocabulary: (vocabulary: Vocabulary, tokens: [[UInt8]]) = {
         var tokens: [[UInt8]] = (0..<256).map { [UInt8($0)] }
-        for t in ["25", "50", "5.", ".5", ".0", "0e", "e1", "e-1", "e+1", "1e1", "00", "2.5", "\"}", ",\""] { tokens.append(Array(t.utf8)) }
+        for t in ["25", "50", "5.", ".5", ".0", "0e", "e1", "e-1", "e+1", "1e1", "00", "2.5", "\"}", ",\"", "e-0", "e-2", "e-3", "123", "000", ".5e-1", "2e-0"] { tokens.append(Array(t.utf8)) }
         tokens.append(Array("</s>".utf8))
         return (Vocabulary(tokens: tokens, endOfGeneration: [tokens.count - 1]), tokens)
     }()
@@ -122,11 +122,21 @@ import Testing
         let (v, tokens) = Self.numberVocabulary
         let schemas = [#"{"type":"integer","maximum":5}"#, #"{"type":"integer","minimum":20,"maximum":30}"#,
                        #"{"type":"integer","minimum":-5}"#,
-                       #"{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"required":["n"]}"#]
+                       #"{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"required":["n"]}"#,
+                       // Minimums every positive integer meets share the isolated state of `1`; others do not.
+                       #"{"type":"integer","minimum":0}"#, #"{"type":"integer","minimum":1}"#,
+                       #"{"type":"integer","exclusiveMinimum":0}"#, #"{"type":"integer","minimum":10}"#,
+                       #"{"type":"integer","exclusiveMinimum":1}"#, #"{"type":"integer","minimum":0,"multipleOf":3}"#,
+                       #"{"$schema":"http://json-schema.org/draft-04/schema#","type":"integer","minimum":0}"#,
+                       #"{"type":"object","properties":{"n":{"type":"integer","minimum":1},"m":{"type":"integer","minimum":0}}}"#,
+                       #"{"type":"object","properties":{"n":{"type":"integer","minimum":10},"m":{"type":"integer","exclusiveMinimum":1}}}"#]
         let prefixes = ["2.", "2.0", "2.5", "2.5e", "0.", "0.5e", "20e-", "25e", "250e-", "1.", "-", "-2.", "4e", "2e0",
-                        #"{"n":2."#, #"{"n":0."#, #"{"n":2.5e"#, #"{"n":20e-"#]
+                        "1", "12", "10", "100", "3600", "-1", "-12", "0",
+                        #"{"n":2."#, #"{"n":0."#, #"{"n":2.5e"#, #"{"n":20e-"#, #"{"n":36"#, #"{"n":12"#, #"{"m":3600"#, #"{"m":10"#, #"{"n":100"#, #"{"m":2"#, #"{"n":1,"m":12"#]
+        // Generation reads integers as plain digits; recognition as any integral literal (`10e-1`).
         for schema in schemas {
-            let g = try Grammar(jsonSchema: schema)
+          for options in [JSONSchemaOptions(), .recognition] {
+            let g = try Grammar(jsonSchema: schema, options: options)
             for prefix in prefixes {
                 let m = GrammarMatcher(grammar: g, vocabulary: v)
                 // Walk the prefix byte by byte through several masks, so slices of earlier states are cached too.
@@ -144,6 +154,7 @@ import Testing
                 }
                 #expect(wrong.isEmpty, "\(schema) after \(prefix): mask and acceptance disagree on \(wrong)")
             }
+          }
         }
     }
 
