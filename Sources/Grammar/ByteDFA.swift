@@ -171,6 +171,10 @@ struct ByteNFA {
     /// still building DFA states after 90 s of CPU (docs/reliability.md, fuzzing finding 5). Every
     /// MaskBench pattern and format regex that compiled without this budget still does.
     static let maxDeterminizeWork = 100_000_000
+    /// Most subset-construction work all the patterns of one schema may spend together, failed
+    /// attempts included: the per-pattern cap alone let a schema with many hostile patterns (or
+    /// patterns probed and dropped, as the `oneOf` proofs do) take a second per pattern.
+    static let maxSchemaDeterminizeWork = 300_000_000
 
     mutating func newState() throws(GrammarError) -> Int32 {
         if eps.count >= ByteNFA.maxStates {
@@ -213,6 +217,12 @@ struct ByteNFA {
 
     /// Subset construction over byte equivalence classes.
     func determinize(start: Int32, accept: Int32) throws(GrammarError) -> ByteDFA {
+        var unlimited = Int.max
+        return try determinize(start: start, accept: accept, sharedBudget: &unlimited)
+    }
+
+    /// Subset construction, also charging its work against `sharedBudget` (on failure too).
+    func determinize(start: Int32, accept: Int32, sharedBudget: inout Int) throws(GrammarError) -> ByteDFA {
         // Byte classes: bytes that no edge distinguishes behave identically.
         var boundary = [Bool](repeating: false, count: 257)
         boundary[0] = true
@@ -233,6 +243,8 @@ struct ByteNFA {
         var acc: [Bool] = []
         var k = 0
         var work = 0
+        let budgetAtStart = sharedBudget
+        defer { sharedBudget = budgetAtStart - min(work, budgetAtStart) }
         while k < sets.count {
             let cur = sets[k]
             k += 1
@@ -259,6 +271,10 @@ struct ByteNFA {
                 if work > ByteNFA.maxDeterminizeWork {
                     throw GrammarError(.limit, keyword: "pattern", pointer: "",
                                        "regex needs more than \(ByteNFA.maxDeterminizeWork) steps to determinize")
+                }
+                if work > budgetAtStart {
+                    throw GrammarError(.limit, keyword: "pattern", pointer: "",
+                                       "the schema's patterns need more than \(ByteNFA.maxSchemaDeterminizeWork) steps to determinize in all")
                 }
                 var id = ids[next]
                 if id == nil {

@@ -37,6 +37,10 @@ struct JSONSchemaCompiler {
     /// spends 65,000 units; the slowest refusal (11 s before it ran out of alternatives) 16 million.
     var workBudget = JSONSchemaCompiler.workLimit
     static let workLimit = 250_000
+    /// Subset-construction work the schema's patterns may still spend (`ByteNFA`).
+    var regexWorkBudget = ByteNFA.maxSchemaDeterminizeWork
+    /// Patterns that failed to compile, by mode and source.
+    var regexFailures: [String: GrammarError] = [:]
     /// Compiled patterns by mode and source (schemas repeat patterns across branches).
     var regexCache: [String: ByteDFA] = [:]
     /// Compilation recurses with schema nesting and `$ref` chains: this turns running out of the
@@ -46,9 +50,16 @@ struct JSONSchemaCompiler {
     mutating func regex(_ p: String, _ mode: RegexMode, keyword: String, pointer: String) throws(GrammarError) -> ByteDFA {
         let key = (mode == .search ? "s:" : "f:") + p
         if let d = regexCache[key] { return d }
-        let d = try RegexCompiler.compile(p, mode: mode, keyword: keyword, pointer: pointer)
-        regexCache[key] = d
-        return d
+        // A pattern that failed fails again at no cost (the oneOf proofs probe patterns with `try?`).
+        if let e = regexFailures[key] { throw GrammarError(e.kind, keyword: keyword, pointer: pointer, e.reason) }
+        do {
+            let d = try RegexCompiler.compile(p, mode: mode, keyword: keyword, pointer: pointer, sharedBudget: &regexWorkBudget)
+            regexCache[key] = d
+            return d
+        } catch {
+            regexFailures[key] = error
+            throw error
+        }
     }
 
     static let annotationKeywords: Set<String> = [

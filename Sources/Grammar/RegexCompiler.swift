@@ -297,6 +297,13 @@ enum RegexMode {
 enum RegexCompiler {
     /// Compiles an ECMAScript regex into a byte DFA over the UTF-8 encoding of matching strings.
     static func compile(_ pattern: String, mode: RegexMode, keyword: String = "pattern", pointer: String = "") throws(GrammarError) -> ByteDFA {
+        var unlimited = Int.max
+        return try compile(pattern, mode: mode, keyword: keyword, pointer: pointer, sharedBudget: &unlimited)
+    }
+
+    /// As above, charging the determinization against `sharedBudget` (see `ByteNFA.determinize`).
+    static func compile(_ pattern: String, mode: RegexMode, keyword: String, pointer: String,
+                        sharedBudget: inout Int) throws(GrammarError) -> ByteDFA {
         var p = RegexParser(pattern, keyword: keyword, pointer: pointer)
         let ast: RegexNode
         do { ast = try p.parse() } catch {
@@ -321,7 +328,7 @@ enum RegexCompiler {
                 nfa.eps[Int(y)].append(b)
                 if mode == .search && !anchoredEnd { nfa.addBytes(0...255, from: b, to: b) }
             }
-            return try nfa.determinize(start: start, accept: accept)
+            return try nfa.determinize(start: start, accept: accept, sharedBudget: &sharedBudget)
         } catch {
             throw GrammarError(error.kind, keyword: keyword, pointer: pointer, error.reason)
         }

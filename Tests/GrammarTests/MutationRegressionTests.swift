@@ -1,5 +1,5 @@
 import Foundation
-import Grammar
+@testable import Grammar
 import Testing
 
 /// The default run's bounded share of fuzzing (the long campaigns are `scripts/fuzz`): a fixed,
@@ -123,6 +123,19 @@ import Testing
                 #expect(error == GrammarError(.limit, keyword: "pattern", pointer: "/pattern", expected), "\(schema)")
             }
         }
+        // One schema's patterns share a total budget too, failed attempts included.
+        var shared = 1_000
+        do throws(GrammarError) {
+            _ = try RegexCompiler.compile("(a|b)*a(a|b){8}", mode: .fullMatch, keyword: "pattern", pointer: "/p", sharedBudget: &shared)
+            Issue.record("compiled within 1,000 shared steps")
+        } catch {
+            #expect(error == GrammarError(.limit, keyword: "pattern", pointer: "/p",
+                                          "the schema's patterns need more than \(300_000_000) steps to determinize in all"))
+        }
+        #expect(shared == 0)
+        shared = 10_000_000
+        _ = try? RegexCompiler.compile("[a-z]+@[a-z]+", mode: .fullMatch, keyword: "pattern", pointer: "", sharedBudget: &shared)
+        #expect(shared > 0 && shared < 10_000_000)
         // Bounded repetitions that real schemas use stay well inside the budget.
         for pattern in ["^.{1,256}$", #"^[/][/.\w-]{0,254}$"#, "(ab|a)*b?[^\\n]{0,3}"] {
             #expect(throws: Never.self) { try Grammar(regex: pattern) }
