@@ -139,12 +139,17 @@ struct ByteDFA: Sendable, Hashable {
         return (t, terminal)
     }
 
-    /// True when no byte string is accepted by both.
+    /// Most state pairs `disjoint` explores: two 20,000-state DFAs have 400 million.
+    static let maxDisjointPairs = 1_000_000
+
+    /// True when no byte string is accepted by both; false also when that is not proved within
+    /// `maxDisjointPairs` pairs (callers treat the two as overlapping, which is always sound).
     static func disjoint(_ a: ByteDFA, _ b: ByteDFA) -> Bool {
         if a.isEmpty || b.isEmpty { return true }
         var seen: Set<Int64> = [0]
         var work: [(Int32, Int32)] = [(0, 0)]
         while let (x, y) = work.popLast() {
+            if seen.count > maxDisjointPairs { return false }
             if a.accepting[Int(x)] && b.accepting[Int(y)] { return false }
             for c in 0..<256 {
                 let nx = a.trans[Int(x) * 256 + c], ny = b.trans[Int(y) * 256 + c]
