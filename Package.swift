@@ -53,8 +53,8 @@ let package = Package(
         .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar"]),
         .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer"]),
+        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON"]),
         // Suites that run real models end to end (the default model and ../shared models).
         .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer"]),
     ],

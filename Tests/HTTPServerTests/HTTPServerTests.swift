@@ -2,6 +2,7 @@ import Foundation
 import LoomJSON
 import Testing
 import HTTPServer
+import LoomTestSupport
 
 /// Starts a server on an ephemeral loopback port, runs `body`, always stops it.
 func withServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },

@@ -8,46 +8,11 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LoomTestSupport
 import LoomJSON
 
 struct LoopbackError: Error, CustomStringConvertible {
     let description: String
-}
-
-/// Runs blocking work on a fresh thread and resumes when it finishes.
-///
-/// The result comes back through a lock, not through the continuation: when the thread resumes
-/// before the task has suspended, ThreadSanitizer sees no order between the thread's writes and
-/// the task's reads, and it reported the client's buffers and the response bodies handed across
-/// (issue 9). The lock makes that order explicit, and the next call's thread is created after the
-/// task took the result, so consecutive calls on one client, each on its own thread, are ordered
-/// too.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let handoff = ThreadResult<T>()
-    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-        Thread {
-            handoff.put(Result { try body() })
-            c.resume()
-        }.start()
-    }
-    return try handoff.take().get()
-}
-
-/// One result passed from a thread to the task that waits for it.
-private final class ThreadResult<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `result` is only touched under `lock`.
-    private let lock = NSLock()
-    private var result: Result<T, any Error>?
-
-    func put(_ r: Result<T, any Error>) { lock.withLock { result = r } }
-
-    func take() -> Result<T, any Error> {
-        lock.withLock {
-            guard let r = result else { preconditionFailure("onThread resumed before its result was stored") }
-            result = nil
-            return r
-        }
-    }
 }
 
 struct LoopbackResponse: Sendable {
@@ -65,7 +30,7 @@ struct LoopbackResponse: Sendable {
 
 final class LoopbackClient: @unchecked Sendable {
     // @unchecked: one test task drives a client at a time, and each blocking call's thread is
-    // ordered after the previous one's by `onThread`'s hand-over.
+    // ordered after the previous one's by `offPool`'s hand-over.
     private let fd: Int32
     private var buffer: [UInt8] = []
     /// De-chunked body bytes of a streamed response not yet consumed as events.
@@ -106,7 +71,7 @@ final class LoopbackClient: @unchecked Sendable {
 
     func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) async throws {
         let bytes = Self.requestBytes(method, path, headers: headers, body: body)
-        try await onThread { try self.sendAll(bytes) }
+        try await offPool { try self.sendAll(bytes) }
     }
 
     func send(_ method: String, _ path: String, headers: [(String, String)] = [], json: JSONValue) async throws {
@@ -130,7 +95,7 @@ final class LoopbackClient: @unchecked Sendable {
 
     /// The status line and headers; prepares to read the body as events.
     func readHead() async throws -> (status: Int, headers: [(String, String)]) {
-        try await onThread {
+        try await offPool {
             let head = try self.readHeadNow()
             self.chunked = head.1.contains { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked" }
             self.bodyBuffer = []
@@ -141,7 +106,7 @@ final class LoopbackClient: @unchecked Sendable {
 
     /// The whole response (Content-Length or chunked body).
     func readResponse() async throws -> LoopbackResponse {
-        try await onThread {
+        try await offPool {
             let (status, headers) = try self.readHeadNow()
             let response = LoopbackResponse(status: status, headers: headers, body: [])
             var body: [UInt8] = []
@@ -156,7 +121,7 @@ final class LoopbackClient: @unchecked Sendable {
 
     /// The `data` of the next server-sent event, or nil at the end of the body.
     func nextEvent() async throws -> String? {
-        try await onThread { try self.nextEventNow() }
+        try await offPool { try self.nextEventNow() }
     }
 
     /// The next event's data parsed as JSON (fails on `[DONE]` or the end).
@@ -174,7 +139,7 @@ final class LoopbackClient: @unchecked Sendable {
 
     /// True when the server closed the connection.
     func readsEndOfStream() async throws -> Bool {
-        try await onThread { self.buffer.isEmpty ? try !self.fill() : false }
+        try await offPool { self.buffer.isEmpty ? try !self.fill() : false }
     }
 
     // MARK: Blocking internals

@@ -7,45 +7,10 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LoomTestSupport
 
 struct RawClientError: Error, CustomStringConvertible {
     let description: String
-}
-
-/// Runs blocking work on a fresh thread and resumes when it finishes.
-///
-/// The result comes back through a lock, not through the continuation: ThreadSanitizer does
-/// not see a continuation's resume as ordering the worker thread's writes before the awaiting
-/// task's reads, and reported every `RawClient` buffer and `RawResponse` body handed across
-/// (issue 9). The lock makes that order explicit; the next `offPool` thread is created after
-/// the task took the result, so consecutive calls on one client are ordered too.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let handoff = Handoff<T>()
-    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-        let t = Thread {
-            handoff.put(Result { try body() })
-            c.resume()
-        }
-        t.start()
-    }
-    return try handoff.take().get()
-}
-
-/// One result passed from a worker thread to the task that waits for it.
-private final class Handoff<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `result` is only touched under `lock`.
-    private let lock = NSLock()
-    private var result: Result<T, any Error>?
-
-    func put(_ r: Result<T, any Error>) { lock.withLock { result = r } }
-
-    func take() -> Result<T, any Error> {
-        lock.withLock {
-            guard let r = result else { preconditionFailure("offPool resumed before its result was stored") }
-            result = nil
-            return r
-        }
-    }
 }
 
 struct RawResponse: Sendable {
