@@ -158,6 +158,43 @@ import Testing
         }
     }
 
+    /// Strings with a `maxLength`: the mask for each remaining budget is the unbounded string's
+    /// mask less the tokens longer than the budget (computed once per string state and shared by
+    /// every budget and grammar). Over SmolLM2's vocabulary (multi-byte characters, escapes, long
+    /// tokens), every bit of every budget's mask is checked against acceptance, also mid-escape
+    /// and mid-character, with and without a pattern that tracks the decoded value.
+    @Test func lengthBudgetedStringMasksMatchAcceptance() throws {
+        let model = try #require(Self.model, "models/default.gguf is missing")
+        let v = model.vocabulary
+        let schemas = [#"{"type":"string","maxLength":0}"#, #"{"type":"string","maxLength":1}"#,
+                       #"{"type":"string","maxLength":3}"#, #"{"type":"string","minLength":2,"maxLength":7}"#,
+                       #"{"type":"string","maxLength":40}"#, #"{"type":"string","maxLength":5,"pattern":"^[^x]*$"}"#,
+                       #"{"type":"object","properties":{"s":{"type":"string","maxLength":4}}}"#]
+        let prefixes: [[UInt8]] = [#"""#, #""a"#, #""ab"#, #""abc"#, #""a\"#, #""\u00"#, #""é"#, #""\ud83d"#,
+                                   #"{"s":""#, #"{"s":"xy"#, #"{"s":"abcd"#].map { Array($0.utf8) } + [[0x22, 0xE6, 0x97]]
+        for schema in schemas {
+            for options in [JSONSchemaOptions(), .recognition] {
+                let g = try Grammar(jsonSchema: schema, options: options)
+                for prefix in prefixes {
+                    let m = GrammarMatcher(grammar: g, vocabulary: v)
+                    var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+                    var live = true
+                    for b in prefix {
+                        m.mask(into: &mask)
+                        if !m.accept(bytes: [b]) { live = false; break }
+                    }
+                    guard live else { continue }
+                    m.mask(into: &mask)
+                    var wrong: [String] = []
+                    for id in 0..<v.size where (mask[id >> 6] >> UInt64(id & 63) & 1 == 1) != m.isAllowed(token: id) {
+                        wrong.append(String(decoding: model.tokens[id], as: UTF8.self))
+                    }
+                    #expect(wrong.isEmpty, "\(schema) after \(prefix): mask and acceptance disagree on \(wrong.prefix(8))")
+                }
+            }
+        }
+    }
+
     /// Composition's free text is a byte automaton, not a JSON string: even between quotes and
     /// with `"` forbidden, the isolated-string fast path (and its allocation-free string walk)
     /// must decline it, and the generic walk's mask must be exactly the accepted tokens.

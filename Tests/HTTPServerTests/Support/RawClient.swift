@@ -29,7 +29,8 @@ final class RawClient: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:port. A 30 s receive timeout turns a hung server into a test failure.
+    /// Connects to 127.0.0.1:port. A 120 s receive timeout turns a hung server into a test failure
+    /// (30 s was hit by a working server under ThreadSanitizer on a loaded machine, issue 9).
     init(port: UInt16) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawClientError(description: "socket failed") }
@@ -42,7 +43,7 @@ final class RawClient: @unchecked Sendable {
         }
         // No close here: a class whose stored properties are set runs deinit when init throws.
         guard rc == 0 else { throw RawClientError(description: "connect failed: \(errno)") }
-        var tv = timeval(tv_sec: 30, tv_usec: 0)
+        var tv = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
