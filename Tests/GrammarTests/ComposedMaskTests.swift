@@ -138,31 +138,34 @@ import Testing
           for options in [JSONSchemaOptions(), .recognition] {
             let g = try Grammar(jsonSchema: schema, options: options)
             for prefix in prefixes {
-                let m = GrammarMatcher(grammar: g, vocabulary: v)
-                // Walk the prefix byte by byte through several masks, so slices of earlier states are cached too.
-                var mask = [UInt64](repeating: 0, count: v.maskWordCount)
-                var live = true
-                for b in Array(prefix.utf8) {
-                    m.mask(into: &mask)
-                    if !m.accept(bytes: [b]) { live = false; break }
-                }
-                guard live else { continue }
-                m.mask(into: &mask)
-                var wrong: [String] = []
-                for id in 0..<v.size where (mask[id >> 6] >> UInt64(id & 63) & 1 == 1) != m.isAllowed(token: id) {
-                    wrong.append(String(decoding: tokens[id], as: UTF8.self))
-                }
+                guard let wrong = Self.maskDisagreements(g, v, tokens, after: Array(prefix.utf8)) else { continue }
                 #expect(wrong.isEmpty, "\(schema) after \(prefix): mask and acceptance disagree on \(wrong)")
             }
           }
         }
     }
 
-    /// Strings with a `maxLength`: the mask for each remaining budget is the unbounded string's
-    /// mask less the tokens longer than the budget (computed once per string state and shared by
-    /// every budget and grammar). Over SmolLM2's vocabulary (multi-byte characters, escapes, long
-    /// tokens), every bit of every budget's mask is checked against acceptance, also mid-escape
-    /// and mid-character, with and without a pattern that tracks the decoded value.
+    /// Walks `prefix` byte by byte, computing a mask before each byte (so masks of earlier states
+    /// are cached too), then returns the tokens whose bit in the next mask disagrees with
+    /// acceptance; nil when the prefix leaves the grammar.
+    static func maskDisagreements(_ g: Grammar, _ v: Vocabulary, _ tokens: [[UInt8]], after prefix: [UInt8]) -> [String]? {
+        let m = GrammarMatcher(grammar: g, vocabulary: v)
+        var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+        for b in prefix {
+            m.mask(into: &mask)
+            if !m.accept(bytes: [b]) { return nil }
+        }
+        m.mask(into: &mask)
+        var wrong: [String] = []
+        for id in 0..<v.size where (mask[id >> 6] >> UInt64(id & 63) & 1 == 1) != m.isAllowed(token: id) {
+            wrong.append(String(decoding: tokens[id], as: UTF8.self))
+        }
+        return wrong
+    }
+
+    /// Strings with a `maxLength`: each remaining budget's mask, over SmolLM2's vocabulary
+    /// (multi-byte characters, escapes, long tokens), checked bit by bit against acceptance, also
+    /// mid-escape and mid-character, with and without a pattern that tracks the decoded value.
     @Test func lengthBudgetedStringMasksMatchAcceptance() throws {
         let model = try #require(Self.model, "models/default.gguf is missing")
         let v = model.vocabulary
@@ -176,19 +179,7 @@ import Testing
             for options in [JSONSchemaOptions(), .recognition] {
                 let g = try Grammar(jsonSchema: schema, options: options)
                 for prefix in prefixes {
-                    let m = GrammarMatcher(grammar: g, vocabulary: v)
-                    var mask = [UInt64](repeating: 0, count: v.maskWordCount)
-                    var live = true
-                    for b in prefix {
-                        m.mask(into: &mask)
-                        if !m.accept(bytes: [b]) { live = false; break }
-                    }
-                    guard live else { continue }
-                    m.mask(into: &mask)
-                    var wrong: [String] = []
-                    for id in 0..<v.size where (mask[id >> 6] >> UInt64(id & 63) & 1 == 1) != m.isAllowed(token: id) {
-                        wrong.append(String(decoding: model.tokens[id], as: UTF8.self))
-                    }
+                    guard let wrong = Self.maskDisagreements(g, v, model.tokens, after: prefix) else { continue }
                     #expect(wrong.isEmpty, "\(schema) after \(prefix): mask and acceptance disagree on \(wrong.prefix(8))")
                 }
             }

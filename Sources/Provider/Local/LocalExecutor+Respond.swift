@@ -244,9 +244,9 @@ private struct SequentialWork: @unchecked Sendable {
                            byteTokens: executor.byteTokens)
         }
         // Refuse before any compute when no output is valid, or the shortest cannot fit.
-        if let guide, guide.admitsNothing() { throw SchemaAdmitsNothing() }
-        if let guide, let plan = guide.completionPlan(), plan.count > budget {
-            throw BudgetTooSmall(minimumTokens: plan.count)
+        if let guide {
+            if guide.admitsNothing() { throw SchemaAdmitsNothing() }
+            if let plan = guide.completionPlan(), plan.count > budget { throw BudgetTooSmall(minimumTokens: plan.count) }
         }
         pooled.settle()
         let sampler = try Sampler(vocabularySize: executor.weights.config.vocabularySize, parameters: sampling)
