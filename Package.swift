@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 // Loom: a local LLM inference engine for Linux with true guided generation.
 //
-// Data flows one way: CTensor ← Engine ← Provider → Grammar.
+// Data flows one way: CTensor ← Engine ← Provider → Grammar, and ChatTemplate ← Engine (the
+// interpreter knows nothing of models; Engine only reads a template out of a GGUF file).
 // No target passes unsafe compiler flags: SIMD is chosen at run time (CPUID + OS state checks) through
 // per-function `__attribute__((target(...)))`, so the package stays consumable by version.
 import PackageDescription
@@ -11,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "LoomJSON", targets: ["LoomJSON"]),
+        .library(name: "ChatTemplate", targets: ["ChatTemplate"]),
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Grammar", targets: ["Grammar"]),
         .library(name: "Provider", targets: ["Provider"]),
@@ -30,9 +32,12 @@ let package = Package(
         ),
         // Order-preserving, lossless JSON shared by every layer (schemas, templates, CLI, HTTP).
         .target(name: "LoomJSON"),
-        .target(name: "Engine", dependencies: ["CTensor", "LoomJSON"]),
+        // The Jinja2 chat-template interpreter (Hugging Face's `apply_chat_template` semantics);
+        // model-agnostic, so it is usable without Engine. Engine only reads templates out of GGUF.
+        .target(name: "ChatTemplate", dependencies: ["LoomJSON"]),
+        .target(name: "Engine", dependencies: ["CTensor", "ChatTemplate"]),
         .target(name: "Grammar", dependencies: ["CTensor", "LoomJSON"]),
-        .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON"]),
+        .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON", "ChatTemplate"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
         .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON"]),
@@ -40,7 +45,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["LoomJSON"]),
         // ChatCompletionsServer: any LanguageModel served as OpenAI-compatible Chat Completions (`loom serve`).
         .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON"]),
-        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletions", "ChatCompletionsServer"]),
+        .executableTarget(name: "loom", dependencies: ["CTensor", "Engine", "ChatTemplate", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletionsServer"]),
 
         // Locators shared by the test targets (../shared, the default model); in no product.
         .target(name: "LoomTestSupport", path: "Tests/Support"),
@@ -49,9 +54,10 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "AllocationCounter"]),
+        .testTarget(name: "ChatTemplateTests", dependencies: ["LoomTestSupport", "ChatTemplate", "LoomJSON"]),
+        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "CTensor", "Engine", "ChatTemplate", "LoomJSON", "AllocationCounter"]),
         .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar"]),
-        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider"]),
+        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "Engine", "Grammar", "ChatTemplate", "LoomJSON"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer"]),
         .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON"]),

@@ -27,6 +27,7 @@ let package = Package(
             "ExampleSupport",
             .product(name: "Provider", package: "Loom"),
             .product(name: "Engine", package: "Loom"),
+            .product(name: "ChatTemplate", package: "Loom"),
             .product(name: "Grammar", package: "Loom"),
         ]),
     ],

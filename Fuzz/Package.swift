@@ -16,10 +16,12 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["FuzzDriver"]),
         // A small fixed vocabulary and a checked random walk shared by the grammar targets.
         .target(name: "FuzzGrammarSupport", dependencies: ["FuzzSupport", .product(name: "Grammar", package: "Loom")]),
-        .executableTarget(name: "FuzzGGUF", dependencies: ["FuzzSupport", .product(name: "Engine", package: "Loom")]),
+        .executableTarget(name: "FuzzGGUF", dependencies: [
+            "FuzzSupport", .product(name: "Engine", package: "Loom"), .product(name: "ChatTemplate", package: "Loom"),
+        ]),
         .executableTarget(name: "FuzzTokenizer", dependencies: ["FuzzSupport", .product(name: "Engine", package: "Loom")]),
         .executableTarget(name: "FuzzTemplate", dependencies: [
-            "FuzzSupport", .product(name: "Engine", package: "Loom"), .product(name: "LoomJSON", package: "Loom"),
+            "FuzzSupport", .product(name: "ChatTemplate", package: "Loom"), .product(name: "LoomJSON", package: "Loom"),
         ]),
         .executableTarget(name: "FuzzSchema", dependencies: ["FuzzSupport", "FuzzGrammarSupport", .product(name: "Grammar", package: "Loom")]),
         .executableTarget(name: "FuzzGBNF", dependencies: ["FuzzSupport", "FuzzGrammarSupport", .product(name: "Grammar", package: "Loom")]),

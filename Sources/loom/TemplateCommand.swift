@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ChatTemplate
 import Engine
 import LoomJSON
 

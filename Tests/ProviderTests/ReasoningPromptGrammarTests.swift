@@ -1,4 +1,5 @@
 import Testing
+import ChatTemplate
 import Engine
 import Grammar
 import LoomJSON

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChatTemplate
 import Engine
 import LoomJSON
 @testable import Provider

@@ -1,11 +1,11 @@
 #!/bin/sh
-# Regenerates Tests/EngineTests/ChatTemplateFeatureCases.swift from feature-cases.txt.
+# Regenerates Tests/ChatTemplateTests/ChatTemplateFeatureCases.swift from feature-cases.txt.
 # Needs a Python with jinja2==3.1.6: PYTHON=/path/to/python scripts/chat-template-cases/generate.sh
 set -e
 here=$(dirname "$0")
 root="$here/../.."
 "${PYTHON:-python3}" "$here/render_reference.py" "$here/feature-cases.txt" > /tmp/loom-feature-cases.jsonl
-"${PYTHON:-python3}" - "$root/Tests/EngineTests/ChatTemplateFeatureCases.swift" <<'PY'
+"${PYTHON:-python3}" - "$root/Tests/ChatTemplateTests/ChatTemplateFeatureCases.swift" <<'PY'
 import sys
 lines = open('/tmp/loom-feature-cases.jsonl').read()
 assert '"""#' not in lines

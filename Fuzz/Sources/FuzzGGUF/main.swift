@@ -3,6 +3,7 @@
 // Properties: nothing traps; an accepted file's tensors all lie inside the file; a description
 // accepted by ModelDescription has positive sizes; a tokenizer built from the file encodes and
 // decodes without leaving its vocabulary.
+import ChatTemplate
 import Engine
 import FuzzSupport
 

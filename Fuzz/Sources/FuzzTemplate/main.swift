@@ -4,7 +4,7 @@
 // Properties: parsing and rendering never trap, hang or overflow the stack (limits are lowered
 // so runaway templates end quickly with `.limit`); rendering is deterministic; output respects
 // the output budget.
-import Engine
+import ChatTemplate
 import FuzzSupport
 import LoomJSON
 

@@ -1,3 +1,4 @@
+import ChatTemplate
 import Foundation
 import Engine
 import LoomJSON

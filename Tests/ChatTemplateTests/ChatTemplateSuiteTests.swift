@@ -1,4 +1,4 @@
-import Engine
+import ChatTemplate
 import Foundation
 import LoomJSON
 import Testing

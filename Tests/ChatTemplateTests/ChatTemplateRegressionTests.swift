@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import ChatTemplate
 import LoomJSON
 import Testing
 

@@ -1,3 +1,5 @@
+import ChatTemplate
+
 /// Where a GGUF file keeps what `apply_chat_template` needs.
 extension GGUFFile {
     /// The default chat template (`tokenizer.chat_template`), or a named one

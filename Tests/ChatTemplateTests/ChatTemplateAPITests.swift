@@ -1,10 +1,10 @@
-import Engine
+import ChatTemplate
 import Foundation
 import LoomJSON
 import Testing
 
-/// The `ChatTemplate` facade: message normalisation, the plain-text fallback, GGUF access,
-/// dates and typed errors.
+/// The `ChatTemplate` facade: message normalisation, the plain-text fallback, dates and typed
+/// errors.
 @Suite struct ChatTemplateAPITests {
     static let now = TemplateDateTime(year: 2026, month: 11, day: 30)
 
@@ -88,23 +88,6 @@ import Testing
         #expect(PlainChatFormat.render(messages: messages, addGenerationPrompt: true)
                 == "system: Be brief.\nuser: Hi!\nassistant: \nassistant:")
         #expect(PlainChatFormat.render(messages: Array(messages.prefix(1)), addGenerationPrompt: false) == "system: Be brief.\n")
-    }
-
-    @Test func defaultModelTemplateAndSpecialTokens() throws {
-        let file = try GGUFFile(path: SharedData.defaultModel)
-        let source = try #require(file.chatTemplateSource())
-        #expect(!file.bosTokenText.isEmpty)
-        let output = try ChatTemplate(source: source).render(
-            messages: [["role": "user", "content": "Hi!"]], addGenerationPrompt: true,
-            bosToken: file.bosTokenText, eosToken: file.eosTokenText, now: Self.now)
-        #expect(output.contains("Hi!"))
-        #expect(try file.chatTemplate() != nil)
-    }
-
-    @Test func modelWithoutTemplate() throws {
-        let file = try GGUFFile(path: SharedData.path("models/stories260K.gguf"))
-        #expect(file.chatTemplateSource() == nil)
-        #expect(file.chatTemplateSource(named: "tool_use") == nil)
     }
 
     @Test func dateParsingAndFormatting() throws {

@@ -1,4 +1,4 @@
-import Engine
+import ChatTemplate
 import LoomJSON
 import Testing
 
