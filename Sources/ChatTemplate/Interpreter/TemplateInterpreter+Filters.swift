@@ -7,346 +7,446 @@ import Darwin
 /// Jinja2's built-in filters, plus `tojson` as Hugging Face defines it (`json.dumps` with
 /// `ensure_ascii=False` by default, no HTML escaping).
 extension TemplateInterpreter {
-    static let filterNames: Set<String> = [
-        "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape",
-        "first", "float", "forceescape", "format", "indent", "int", "items", "join", "last", "length", "list",
-        "lower", "map", "max", "min", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
-        "selectattr", "slice", "sort", "string", "striptags", "sum", "title", "tojson", "trim", "truncate",
-        "unique", "upper", "wordcount",
+    /// A filter bound to the interpreter that runs it: `value | name(arguments)`.
+    typealias Filter = (_ value: Value, _ arguments: EvaluatedArguments) throws(TemplateError) -> Value
+
+    /// Every filter Loom implements, by the names templates use (aliases share an entry's
+    /// method). The compile-time check, the `filter` test and `applyFilter` all read this table,
+    /// so a name is accepted exactly when it runs.
+    static let filters: [String: @Sendable (TemplateInterpreter) -> Filter] = [
+        "abs": TemplateInterpreter.absFilter,
+        "attr": TemplateInterpreter.attrFilter,
+        "batch": TemplateInterpreter.batchFilter,
+        "capitalize": TemplateInterpreter.capitalizeFilter,
+        "center": TemplateInterpreter.centerFilter,
+        "count": TemplateInterpreter.lengthFilter,
+        "d": TemplateInterpreter.defaultFilter,
+        "default": TemplateInterpreter.defaultFilter,
+        "dictsort": TemplateInterpreter.dictsortFilter,
+        "e": TemplateInterpreter.escapeFilter,
+        "escape": TemplateInterpreter.escapeFilter,
+        "first": TemplateInterpreter.firstFilter,
+        "float": TemplateInterpreter.floatFilter,
+        "forceescape": TemplateInterpreter.forceescapeFilter,
+        "format": TemplateInterpreter.formatFilter,
+        "indent": TemplateInterpreter.indentFilter,
+        "int": TemplateInterpreter.intFilter,
+        "items": TemplateInterpreter.itemsFilter,
+        "join": TemplateInterpreter.joinFilter,
+        "last": TemplateInterpreter.lastFilter,
+        "length": TemplateInterpreter.lengthFilter,
+        "list": TemplateInterpreter.listFilter,
+        "lower": TemplateInterpreter.lowerFilter,
+        "map": TemplateInterpreter.mapFilter,
+        "max": TemplateInterpreter.maxFilter,
+        "min": TemplateInterpreter.minFilter,
+        "reject": TemplateInterpreter.rejectFilter,
+        "rejectattr": TemplateInterpreter.rejectattrFilter,
+        "replace": TemplateInterpreter.replaceFilter,
+        "reverse": TemplateInterpreter.reverseFilter,
+        "round": TemplateInterpreter.roundFilter,
+        "safe": TemplateInterpreter.safeFilter,
+        "select": TemplateInterpreter.selectFilter,
+        "selectattr": TemplateInterpreter.selectattrFilter,
+        "slice": TemplateInterpreter.sliceFilter,
+        "sort": TemplateInterpreter.sortFilter,
+        "string": TemplateInterpreter.stringFilter,
+        "striptags": TemplateInterpreter.striptagsFilter,
+        "sum": TemplateInterpreter.sumFilter,
+        "title": TemplateInterpreter.titleFilter,
+        "tojson": TemplateInterpreter.tojsonFilter,
+        "trim": TemplateInterpreter.trimFilter,
+        "truncate": TemplateInterpreter.truncateFilter,
+        "unique": TemplateInterpreter.uniqueFilter,
+        "upper": TemplateInterpreter.upperFilter,
+        "wordcount": TemplateInterpreter.wordcountFilter,
+    ]
+
+    /// Filters Jinja2 defines that Loom does not implement: templates may name them (the
+    /// compile-time check accepts them), and using one fails at run time with a clear message.
+    static let unsupportedFilters: Set<String> = [
+        "filesizeformat", "groupby", "pprint", "random", "urlencode", "urlize", "wordwrap", "xmlattr",
     ]
 
     func applyFilter(_ name: String, _ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
-        switch name {
-        case "default", "d":
-            let fallback = args.value(0, "default_value") ?? .string("")
-            let boolean = args.value(1, "boolean")?.truthy ?? false
-            if value.isUndefined || (boolean && !value.truthy) { return fallback }
-            return value
-        case "length", "count":
-            return .int(try length(value))
-        case "string":
-            if case .markup = value { return value }
-            return .string(PythonFormat.str(value))
-        case "safe":
-            if case .markup = value { return value }
-            return .markup(PythonFormat.str(value))
-        case "escape", "e", "forceescape":
-            if case .markup = value, name != "forceescape" { return value }
-            return .markup(PythonFormat.htmlEscape(PythonFormat.str(value)))
-        case "trim":
-            try args.check("trim", names: ["chars"])
-            let chars = args.value(0, "chars").flatMap { $0.isNone ? nil : PythonFormat.str($0) }
-            return keepMarkup(value, PythonString.strip(PythonFormat.str(value), chars: chars, left: true, right: true))
-        case "upper": return keepMarkup(value, PythonString.upper(PythonFormat.str(value)))
-        case "lower": return keepMarkup(value, PythonString.lower(PythonFormat.str(value)))
-        case "capitalize": return keepMarkup(value, PythonString.capitalize(PythonFormat.str(value)))
-        case "title": return keepMarkup(value, jinjaTitle(PythonFormat.str(value)))
-        case "replace":
-            try args.check("replace", names: ["old", "new", "count"])
-            guard let old = args.value(0, "old"), let new = args.value(1, "new") else {
-                throw TemplateError.type("do_replace() missing required arguments: 'old' and 'new'")
-            }
-            var count = -1
-            if let c = args.value(2, "count"), !c.isNone {
-                guard case .int(let n)? = c.numeric else { throw TemplateError.type("'\(c.typeName)' object cannot be interpreted as an integer") }
-                count = n
-            }
-            if case .markup(let s) = value {
-                return .markup(PythonString.replace(s, PythonFormat.htmlEscape(PythonFormat.str(old)), PythonFormat.htmlEscape(PythonFormat.str(new)), count: count))
-            }
-            return .string(PythonString.replace(PythonFormat.str(value), PythonFormat.str(old), PythonFormat.str(new), count: count))
-        case "tojson":
-            return .string(try toJSON(value, args))
-        case "join":
-            try args.check("join", names: ["d", "attribute"])
-            let separator = args.value(0, "d").map(PythonFormat.str) ?? ""
-            var items = try iterate(value)
-            if let attribute = args.value(1, "attribute"), !attribute.isNone {
-                items = try items.map { (v: Value) throws(TemplateError) in try attributePath(v, attribute) }
-            }
-            var out = ""
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += separator }
-                out += PythonFormat.str(item)
-            }
-            return .string(out)
-        case "list":
-            return .list(try iterate(value))
-        case "first":
-            if case .generator(let g) = value {
-                return try g.drain().first ?? .undefined(UndefinedInfo(hint: "No first item, sequence was empty."))
-            }
-            return try iterate(value).first ?? .undefined(UndefinedInfo(hint: "No first item, sequence was empty."))
-        case "last":
-            if case .generator = value { throw TemplateError.type("'generator' object is not reversible") }
-            return try iterate(value).last ?? .undefined(UndefinedInfo(hint: "No last item, sequence was empty."))
-        case "items":
-            if value.isUndefined { return .generator(Generator([])) }
-            guard case .dict(let d) = value else {
-                return .generator(Generator(failure: TemplateError.type("Can only get item pairs from a mapping.")))
-            }
-            return .generator(Generator(d.items.map { .tuple([$0.0, $0.1]) }))
-        case "dictsort":
-            return try dictsort(value, args)
-        case "sort":
-            try args.check("sort", names: ["reverse", "case_sensitive", "attribute"])
-            let items = try iterate(value)
-            let attribute = args.value(2, "attribute")
-            let caseSensitive = args.value(1, "case_sensitive")?.truthy ?? false
-            let sorted = try stableSort(items, reverse: args.value(0, "reverse")?.truthy ?? false, equalFirst: true) { (v: Value) throws(TemplateError) in
-                var key = v
-                if let attribute, !attribute.isNone { key = try self.attributePath(v, attribute) }
-                return caseSensitive ? key : TemplateInterpreter.foldCase(key)
-            }
-            return .list(sorted)
-        case "unique":
-            try args.check("unique", names: ["case_sensitive", "attribute"])
-            let caseSensitive = args.value(0, "case_sensitive")?.truthy ?? false
-            let attribute = args.value(1, "attribute")
-            var seen: [Value] = []
-            var out: [Value] = []
-            do throws(TemplateError) {
-                for item in try iterate(value) {
-                    var key = item
-                    if let attribute, !attribute.isNone { key = try attributePath(item, attribute) }
-                    if !caseSensitive { key = TemplateInterpreter.foldCase(key) }
-                    if !seen.contains(where: { Value.pyEqual($0, key) }) {
-                        seen.append(key)
-                        out.append(item)
-                    }
-                }
-            } catch {
-                return .generator(Generator(failure: error))
-            }
-            return .generator(Generator(out))
-        case "min", "max":
-            try args.check(name, names: ["case_sensitive", "attribute"])
-            let items = try iterate(value)
-            guard !items.isEmpty else { return .undefined(UndefinedInfo(hint: "No aggregated item, sequence was empty.")) }
-            let caseSensitive = args.value(0, "case_sensitive")?.truthy ?? false
-            let attribute = args.value(1, "attribute")
-            func key(_ v: Value) throws(TemplateError) -> Value {
-                var k = v
-                if let attribute, !attribute.isNone { k = try attributePath(v, attribute) }
-                return caseSensitive ? k : TemplateInterpreter.foldCase(k)
-            }
-            var best = items[0]
-            var bestKey = try key(best)
-            for item in items.dropFirst() {
-                let k = try key(item)
-                let c = try Value.pyCompare(k, bestKey, "<")
-                if name == "min" ? c < 0 : c > 0 { best = item; bestKey = k }
-            }
-            return best
-        case "map":
-            return mapFilter(value, args)
-        case "select", "reject":
-            return selectFilter(value, args, byAttribute: false, keep: name == "select")
-        case "selectattr", "rejectattr":
-            return selectFilter(value, args, byAttribute: true, keep: name == "selectattr")
-        case "reverse":
-            if let s = value.stringValue { return .string(PythonString.string(s.unicodeScalars.reversed())) }
-            if case .generator(let g) = value { return .list(try g.drain().reversed()) }
-            if case .undefined = value { return .generator(Generator([])) }
-            let items: [Value]
-            do throws(TemplateError) { items = try iterate(value) } catch {
-                throw TemplateError(.filterArgument, "argument must be iterable")
-            }
-            return .generator(Generator(items.reversed()))
-        case "int":
-            if case .undefined(let u) = value { throw u.error }
-            return convertInt(value, fallback: args.value(0, "default") ?? .int(0), base: args.value(1, "base"))
-        case "float":
-            if case .undefined(let u) = value { throw u.error }
-            return convertFloat(value, fallback: args.value(0, "default") ?? .double(0))
-        case "abs":
-            switch value {
-            case .int(let i):
-                guard i != Int.min else { throw TemplateError(.arithmetic, "integer overflow") }
-                return .int(abs(i))
-            case .bool(let b): return .int(b ? 1 : 0)
-            case .double(let d): return .double(abs(d))
-            default: throw TemplateError.type("bad operand type for abs(): '\(value.typeName)'")
-            }
-        case "round":
-            try args.check("round", names: ["precision", "method"])
-            guard let number = value.numeric else {
-                throw TemplateError.type("type \(value.typeName) doesn't define __round__ method")
-            }
-            var precision = 0
-            if let p = args.value(0, "precision") { guard case .int(let n)? = p.numeric else { throw TemplateError.type("precision must be an integer") }; precision = n }
-            let method = args.value(1, "method")?.stringValue ?? "common"
-            let scale = pow(10.0, Double(precision))
-            let x = number.asDouble
-            switch method {
-            case "common":
-                // Python's round() of an int (or bool) stays an int.
-                if case .int(let i) = number, precision >= 0 { return .int(i) }
-                return .double((x * scale).rounded(.toNearestOrEven) / scale)
-            case "ceil": return .double((x * scale).rounded(.up) / scale)
-            case "floor": return .double((x * scale).rounded(.down) / scale)
-            default: throw TemplateError.type("method must be common, ceil or floor")
-            }
-        case "indent":
-            // Jinja2 appends "\n" to the value, so only strings are accepted.
-            switch value {
-            case .string(let s): return .string(try indentFilter(s, args))
-            case .markup(let s): return .markup(try indentFilter(s, args))
-            case .undefined(let u): throw u.error
-            case .list: throw TemplateError(.attribute, "'list' object has no attribute 'splitlines'")
-            case .tuple: throw TemplateError.type("can only concatenate tuple (not \"str\") to tuple")
-            default: throw TemplateError.type("unsupported operand type(s) for +=: '\(value.typeName)' and 'str'")
-            }
-        case "center":
-            let width = args.value(0, "width").flatMap { if case .int(let i)? = $0.numeric { return i }; return nil } ?? 80
-            return .string(PythonString.center(PythonFormat.str(value), width: try checkedSize(width, "width")))
-        case "wordcount":
-            var count = 0
-            var inWord = false
-            for c in PythonFormat.str(value).unicodeScalars {
-                let word = c == "_" || PythonString.isAlpha(c) || c.properties.numericType != nil
-                if word && !inWord { count += 1 }
-                inWord = word
-            }
-            return .int(count)
-        case "truncate":
-            // Jinja2 does not convert: it measures and slices the value itself.
-            switch value {
-            case .string(let s), .markup(let s): return keepMarkup(value, try truncate(s, args))
-            case .undefined: return value
-            case .list, .tuple, .dict, .range, .view:
-                var length = 255, leeway = 5
-                if case .int(let n)? = args.value(0, "length")?.numeric { length = n }
-                if case .int(let n)? = args.value(3, "leeway")?.numeric { leeway = n }
-                if try self.length(value) <= length + leeway { return value }
-                if args.value(1, "killwords")?.truthy ?? false {
-                    throw TemplateError.type("can only concatenate \(value.typeName) (not \"str\") to \(value.typeName)")
-                }
-                throw TemplateError(.attribute, "'\(value.typeName)' object has no attribute 'rsplit'")
-            default:
-                throw TemplateError.type("object of type '\(value.typeName)' has no len()")
-            }
-        case "striptags":
-            return .string(stripTags(PythonFormat.str(value)))
-        case "format":
-            if !args.positional.isEmpty && !args.keyword.isEmpty {
-                throw TemplateError.runtime("can't handle positional and keyword arguments at the same time")
-            }
-            var mapping = PyDict()
-            for (k, v) in args.keyword { mapping[k] = v }
-            let operand: Value = args.keyword.isEmpty ? .tuple(args.positional) : .dict(mapping)
-            return .string(try PythonFormatSpec.percentFormat(PythonFormat.str(value), operand))
-        case "attr":
-            guard let n = args.value(0, "name")?.stringValue else { throw TemplateError.type("attr() needs a name") }
-            return try attribute(of: value, n)
-        case "sum":
-            try args.check("sum", names: ["attribute", "start"])
-            var total = args.value(1, "start") ?? .int(0)
-            let attribute = args.value(0, "attribute")
-            for item in try iterate(value) {
-                var v = item
-                if let attribute, !attribute.isNone { v = try attributePath(item, attribute) }
-                total = try binary(.add, total, v)
-            }
-            return total
-        case "batch", "slice":
-            guard case .int(let n)? = args.value(0, name == "batch" ? "linecount" : "slices")?.numeric, n > 0 else {
-                throw TemplateError.value("\(name) needs a positive count")
-            }
-            _ = try checkedSize(n, "\(name) count")
-            let fill = args.value(1, "fill_with")
-            let items = try iterate(value)
-            var out: [Value] = []
-            if name == "batch" {
-                var i = 0
-                while i < items.count {
-                    var chunk = Array(items[i..<min(i + n, items.count)])
-                    if let fill, !fill.isNone, chunk.count < n { chunk += Array(repeating: fill, count: n - chunk.count) }
-                    out.append(.list(chunk))
-                    i += n
-                }
-            } else {
-                let per = items.count / n, extra = items.count % n
-                var offset = 0
-                for k in 0..<n {
-                    let size = per + (k < extra ? 1 : 0)
-                    var chunk = Array(items[offset..<(offset + size)])
-                    offset += size
-                    if let fill, !fill.isNone, k >= extra, extra > 0 { chunk.append(fill) }
-                    out.append(.list(chunk))
-                }
-            }
-            return .generator(Generator(out))
-        default:
-            if TemplateValidation.knownFilters.contains(name) {
+        guard let filter = TemplateInterpreter.filters[name] else {
+            if TemplateInterpreter.unsupportedFilters.contains(name) {
                 throw TemplateError.runtime("the '\(name)' filter is not supported by Loom's template engine")
             }
             throw TemplateError.runtime("No filter named '\(name)' found.")
         }
+        return try filter(self)(value, args)
     }
 
-    private func keepMarkup(_ original: Value, _ result: String) -> Value {
-        if case .markup = original { return .markup(result) }
-        return .string(result)
+    // MARK: - Values and strings
+
+    private func defaultFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        let fallback = args.value(0, "default_value") ?? .string("")
+        let boolean = args.value(1, "boolean")?.truthy ?? false
+        if value.isUndefined || (boolean && !value.truthy) { return fallback }
+        return value
     }
 
-    /// Python's `len(x)`.
-    func length(_ value: Value) throws(TemplateError) -> Int {
+    private func lengthFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        .int(try length(value))
+    }
+
+    private func stringFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        if case .markup = value { return value }
+        return .string(PythonFormat.str(value))
+    }
+
+    private func safeFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        if case .markup = value { return value }
+        return .markup(PythonFormat.str(value))
+    }
+
+    private func escapeFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        if case .markup = value { return value }
+        return forceescapeFilter(value, args)
+    }
+
+    private func forceescapeFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        .markup(PythonFormat.htmlEscape(PythonFormat.str(value)))
+    }
+
+    private func trimFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try args.check("trim", names: ["chars"])
+        let chars = args.value(0, "chars").flatMap { $0.isNone ? nil : PythonFormat.str($0) }
+        return keepMarkup(value, PythonString.strip(PythonFormat.str(value), chars: chars, left: true, right: true))
+    }
+
+    private func upperFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        keepMarkup(value, PythonString.upper(PythonFormat.str(value)))
+    }
+
+    private func lowerFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        keepMarkup(value, PythonString.lower(PythonFormat.str(value)))
+    }
+
+    private func capitalizeFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        keepMarkup(value, PythonString.capitalize(PythonFormat.str(value)))
+    }
+
+    private func titleFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        keepMarkup(value, jinjaTitle(PythonFormat.str(value)))
+    }
+
+    private func replaceFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try args.check("replace", names: ["old", "new", "count"])
+        guard let old = args.value(0, "old"), let new = args.value(1, "new") else {
+            throw TemplateError.type("do_replace() missing required arguments: 'old' and 'new'")
+        }
+        var count = -1
+        if let c = args.value(2, "count"), !c.isNone {
+            guard case .int(let n)? = c.numeric else { throw TemplateError.type("'\(c.typeName)' object cannot be interpreted as an integer") }
+            count = n
+        }
+        if case .markup(let s) = value {
+            return .markup(PythonString.replace(s, PythonFormat.htmlEscape(PythonFormat.str(old)), PythonFormat.htmlEscape(PythonFormat.str(new)), count: count))
+        }
+        return .string(PythonString.replace(PythonFormat.str(value), PythonFormat.str(old), PythonFormat.str(new), count: count))
+    }
+
+    private func tojsonFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        .string(try toJSON(value, args))
+    }
+
+    private func indentFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        // Jinja2 appends "\n" to the value, so only strings are accepted.
         switch value {
-        case .string(let s), .markup(let s): return PythonString.length(s)
-        case .list(let a), .tuple(let a): return a.count
-        case .dict(let d): return d.count
-        case .range(let r): return r.count
-        case .view(let v): return v.items.count
-        case .undefined: return 0
-        default: throw TemplateError.type("object of type '\(value.typeName)' has no len()")
+        case .string(let s): return .string(try indented(s, args))
+        case .markup(let s): return .markup(try indented(s, args))
+        case .undefined(let u): throw u.error
+        case .list: throw TemplateError(.attribute, "'list' object has no attribute 'splitlines'")
+        case .tuple: throw TemplateError.type("can only concatenate tuple (not \"str\") to tuple")
+        default: throw TemplateError.type("unsupported operand type(s) for +=: '\(value.typeName)' and 'str'")
         }
     }
 
-    static func foldCase(_ v: Value) -> Value {
-        if let s = v.stringValue { return .string(PythonString.lower(s)) }
-        return v
+    private func centerFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        let width = args.value(0, "width").flatMap { if case .int(let i)? = $0.numeric { return i }; return nil } ?? 80
+        return .string(PythonString.center(PythonFormat.str(value), width: try checkedSize(width, "width")))
     }
 
-    /// Jinja2's attribute getter for filters: a dotted path of item lookups (`a.b`, `items.0`).
-    func attributePath(_ value: Value, _ attribute: Value) throws(TemplateError) -> Value {
-        if case .int = attribute { return try item(of: value, attribute) }
-        let path = PythonFormat.str(attribute)
-        var current = value
-        for part in path.split(separator: ".", omittingEmptySubsequences: false) {
-            if let i = Int(part) {
-                current = try item(of: current, .int(i))
-            } else {
-                current = try item(of: current, .string(String(part)))
+    private func wordcountFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        var count = 0
+        var inWord = false
+        for c in PythonFormat.str(value).unicodeScalars {
+            let word = c == "_" || PythonString.isAlpha(c) || c.properties.numericType != nil
+            if word && !inWord { count += 1 }
+            inWord = word
+        }
+        return .int(count)
+    }
+
+    private func truncateFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        // Jinja2 does not convert: it measures and slices the value itself.
+        switch value {
+        case .string(let s), .markup(let s): return keepMarkup(value, try truncated(s, args))
+        case .undefined: return value
+        case .list, .tuple, .dict, .range, .view:
+            var length = 255, leeway = 5
+            if case .int(let n)? = args.value(0, "length")?.numeric { length = n }
+            if case .int(let n)? = args.value(3, "leeway")?.numeric { leeway = n }
+            if try self.length(value) <= length + leeway { return value }
+            if args.value(1, "killwords")?.truthy ?? false {
+                throw TemplateError.type("can only concatenate \(value.typeName) (not \"str\") to \(value.typeName)")
             }
+            throw TemplateError(.attribute, "'\(value.typeName)' object has no attribute 'rsplit'")
+        default:
+            throw TemplateError.type("object of type '\(value.typeName)' has no len()")
         }
-        return current
     }
 
-    /// Python's `sorted(items, key=key, reverse=reverse)`: stable, `TypeError` on unorderable keys.
-    /// `equalFirst` mirrors the `sort` filter, whose keys are one-element lists: Python compares
-    /// those by equality first, so equal (even undefined) keys never reach `<`.
-    func stableSort(_ items: [Value], reverse: Bool, equalFirst: Bool = false,
-                    key: (Value) throws(TemplateError) -> Value) throws(TemplateError) -> [Value] {
-        var keyed: [(Value, Int)] = []
-        for (i, item) in items.enumerated() { keyed.append((try key(item), i)) }
-        var failure: TemplateError?
-        keyed.sort { a, b in
-            if failure != nil { return a.1 < b.1 }
-            do throws(TemplateError) {
-                if equalFirst && Value.pyEqual(a.0, b.0) { return a.1 < b.1 }
-                let c = try Value.pyCompare(a.0, b.0, "<")
-                if c != 0 { return reverse ? c > 0 : c < 0 }
-            } catch {
-                failure = error
+    private func striptagsFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        .string(stripTags(PythonFormat.str(value)))
+    }
+
+    private func formatFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        if !args.positional.isEmpty && !args.keyword.isEmpty {
+            throw TemplateError.runtime("can't handle positional and keyword arguments at the same time")
+        }
+        var mapping = PyDict()
+        for (k, v) in args.keyword { mapping[k] = v }
+        let operand: Value = args.keyword.isEmpty ? .tuple(args.positional) : .dict(mapping)
+        return .string(try PythonFormatSpec.percentFormat(PythonFormat.str(value), operand))
+    }
+
+    private func attrFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        guard let n = args.value(0, "name")?.stringValue else { throw TemplateError.type("attr() needs a name") }
+        return try attribute(of: value, n)
+    }
+
+    // MARK: - Numbers
+
+    private func intFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        if case .undefined(let u) = value { throw u.error }
+        return convertInt(value, fallback: args.value(0, "default") ?? .int(0), base: args.value(1, "base"))
+    }
+
+    private func floatFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        if case .undefined(let u) = value { throw u.error }
+        return convertFloat(value, fallback: args.value(0, "default") ?? .double(0))
+    }
+
+    private func absFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        switch value {
+        case .int(let i):
+            guard i != Int.min else { throw TemplateError(.arithmetic, "integer overflow") }
+            return .int(abs(i))
+        case .bool(let b): return .int(b ? 1 : 0)
+        case .double(let d): return .double(abs(d))
+        default: throw TemplateError.type("bad operand type for abs(): '\(value.typeName)'")
+        }
+    }
+
+    private func roundFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try args.check("round", names: ["precision", "method"])
+        guard let number = value.numeric else {
+            throw TemplateError.type("type \(value.typeName) doesn't define __round__ method")
+        }
+        var precision = 0
+        if let p = args.value(0, "precision") { guard case .int(let n)? = p.numeric else { throw TemplateError.type("precision must be an integer") }; precision = n }
+        let method = args.value(1, "method")?.stringValue ?? "common"
+        let scale = pow(10.0, Double(precision))
+        let x = number.asDouble
+        switch method {
+        case "common":
+            // Python's round() of an int (or bool) stays an int.
+            if case .int(let i) = number, precision >= 0 { return .int(i) }
+            return .double((x * scale).rounded(.toNearestOrEven) / scale)
+        case "ceil": return .double((x * scale).rounded(.up) / scale)
+        case "floor": return .double((x * scale).rounded(.down) / scale)
+        default: throw TemplateError.type("method must be common, ceil or floor")
+        }
+    }
+
+    private func sumFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try args.check("sum", names: ["attribute", "start"])
+        var total = args.value(1, "start") ?? .int(0)
+        let attribute = args.value(0, "attribute")
+        for item in try iterate(value) {
+            var v = item
+            if let attribute, !attribute.isNone { v = try attributePath(item, attribute) }
+            total = try binary(.add, total, v)
+        }
+        return total
+    }
+
+    private func minFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try extremum(value, args, name: "min")
+    }
+
+    private func maxFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try extremum(value, args, name: "max")
+    }
+
+    /// `min` or `max`: the first item whose key is smallest (largest).
+    private func extremum(_ value: Value, _ args: EvaluatedArguments, name: String) throws(TemplateError) -> Value {
+        try args.check(name, names: ["case_sensitive", "attribute"])
+        let items = try iterate(value)
+        guard !items.isEmpty else { return .undefined(UndefinedInfo(hint: "No aggregated item, sequence was empty.")) }
+        let caseSensitive = args.value(0, "case_sensitive")?.truthy ?? false
+        let attribute = args.value(1, "attribute")
+        func key(_ v: Value) throws(TemplateError) -> Value {
+            var k = v
+            if let attribute, !attribute.isNone { k = try attributePath(v, attribute) }
+            return caseSensitive ? k : TemplateInterpreter.foldCase(k)
+        }
+        var best = items[0]
+        var bestKey = try key(best)
+        for item in items.dropFirst() {
+            let k = try key(item)
+            let c = try Value.pyCompare(k, bestKey, "<")
+            if name == "min" ? c < 0 : c > 0 { best = item; bestKey = k }
+        }
+        return best
+    }
+
+    // MARK: - Sequences
+
+    private func joinFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try args.check("join", names: ["d", "attribute"])
+        let separator = args.value(0, "d").map(PythonFormat.str) ?? ""
+        var items = try iterate(value)
+        if let attribute = args.value(1, "attribute"), !attribute.isNone {
+            items = try items.map { (v: Value) throws(TemplateError) in try attributePath(v, attribute) }
+        }
+        var out = ""
+        for (i, item) in items.enumerated() {
+            if i > 0 { out += separator }
+            out += PythonFormat.str(item)
+        }
+        return .string(out)
+    }
+
+    private func listFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        .list(try iterate(value))
+    }
+
+    private func firstFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        if case .generator(let g) = value {
+            return try g.drain().first ?? .undefined(UndefinedInfo(hint: "No first item, sequence was empty."))
+        }
+        return try iterate(value).first ?? .undefined(UndefinedInfo(hint: "No first item, sequence was empty."))
+    }
+
+    private func lastFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        if case .generator = value { throw TemplateError.type("'generator' object is not reversible") }
+        return try iterate(value).last ?? .undefined(UndefinedInfo(hint: "No last item, sequence was empty."))
+    }
+
+    private func itemsFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        if value.isUndefined { return .generator(Generator([])) }
+        guard case .dict(let d) = value else {
+            return .generator(Generator(failure: TemplateError.type("Can only get item pairs from a mapping.")))
+        }
+        return .generator(Generator(d.items.map { .tuple([$0.0, $0.1]) }))
+    }
+
+    private func sortFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try args.check("sort", names: ["reverse", "case_sensitive", "attribute"])
+        let items = try iterate(value)
+        let attribute = args.value(2, "attribute")
+        let caseSensitive = args.value(1, "case_sensitive")?.truthy ?? false
+        let sorted = try stableSort(items, reverse: args.value(0, "reverse")?.truthy ?? false, equalFirst: true) { (v: Value) throws(TemplateError) in
+            var key = v
+            if let attribute, !attribute.isNone { key = try self.attributePath(v, attribute) }
+            return caseSensitive ? key : TemplateInterpreter.foldCase(key)
+        }
+        return .list(sorted)
+    }
+
+    private func uniqueFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        try args.check("unique", names: ["case_sensitive", "attribute"])
+        let caseSensitive = args.value(0, "case_sensitive")?.truthy ?? false
+        let attribute = args.value(1, "attribute")
+        var seen: [Value] = []
+        var out: [Value] = []
+        do throws(TemplateError) {
+            for item in try iterate(value) {
+                var key = item
+                if let attribute, !attribute.isNone { key = try attributePath(item, attribute) }
+                if !caseSensitive { key = TemplateInterpreter.foldCase(key) }
+                if !seen.contains(where: { Value.pyEqual($0, key) }) {
+                    seen.append(key)
+                    out.append(item)
+                }
             }
-            return a.1 < b.1
+        } catch {
+            return .generator(Generator(failure: error))
         }
-        if let failure { throw failure }
-        return keyed.map { items[$0.1] }
+        return .generator(Generator(out))
     }
 
-    private func dictsort(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+    private func reverseFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        if let s = value.stringValue { return .string(PythonString.string(s.unicodeScalars.reversed())) }
+        if case .generator(let g) = value { return .list(try g.drain().reversed()) }
+        if case .undefined = value { return .generator(Generator([])) }
+        let items: [Value]
+        do throws(TemplateError) { items = try iterate(value) } catch {
+            throw TemplateError(.filterArgument, "argument must be iterable")
+        }
+        return .generator(Generator(items.reversed()))
+    }
+
+    private func batchFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        let (n, fill, items) = try chunking(value, args, name: "batch", countName: "linecount")
+        var out: [Value] = []
+        var i = 0
+        while i < items.count {
+            var chunk = Array(items[i..<min(i + n, items.count)])
+            if let fill, !fill.isNone, chunk.count < n { chunk += Array(repeating: fill, count: n - chunk.count) }
+            out.append(.list(chunk))
+            i += n
+        }
+        return .generator(Generator(out))
+    }
+
+    private func sliceFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
+        let (n, fill, items) = try chunking(value, args, name: "slice", countName: "slices")
+        var out: [Value] = []
+        let per = items.count / n, extra = items.count % n
+        var offset = 0
+        for k in 0..<n {
+            let size = per + (k < extra ? 1 : 0)
+            var chunk = Array(items[offset..<(offset + size)])
+            offset += size
+            if let fill, !fill.isNone, k >= extra, extra > 0 { chunk.append(fill) }
+            out.append(.list(chunk))
+        }
+        return .generator(Generator(out))
+    }
+
+    /// The arguments `batch` and `slice` share: a positive count (bounded like any size), the
+    /// optional `fill_with`, and the items.
+    private func chunking(_ value: Value, _ args: EvaluatedArguments, name: String,
+                          countName: String) throws(TemplateError) -> (Int, Value?, [Value]) {
+        guard case .int(let n)? = args.value(0, countName)?.numeric, n > 0 else {
+            throw TemplateError.value("\(name) needs a positive count")
+        }
+        _ = try checkedSize(n, "\(name) count")
+        return (n, args.value(1, "fill_with"), try iterate(value))
+    }
+
+    private func selectFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        selection(value, args, byAttribute: false, keep: true)
+    }
+
+    private func rejectFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        selection(value, args, byAttribute: false, keep: false)
+    }
+
+    private func selectattrFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        selection(value, args, byAttribute: true, keep: true)
+    }
+
+    private func rejectattrFilter(_ value: Value, _ args: EvaluatedArguments) -> Value {
+        selection(value, args, byAttribute: true, keep: false)
+    }
+
+    private func dictsortFilter(_ value: Value, _ args: EvaluatedArguments) throws(TemplateError) -> Value {
         try args.check("dictsort", names: ["case_sensitive", "by", "reverse"])
         guard case .dict(let d) = value else {
             if case .undefined(let u) = value { throw u.error }
@@ -391,7 +491,7 @@ extension TemplateInterpreter {
         }
     }
 
-    private func selectFilter(_ value: Value, _ args: EvaluatedArguments, byAttribute: Bool, keep: Bool) -> Value {
+    private func selection(_ value: Value, _ args: EvaluatedArguments, byAttribute: Bool, keep: Bool) -> Value {
         do throws(TemplateError) {
             if !value.truthy { return .generator(Generator([])) }
             var positional = args.positional
@@ -412,6 +512,69 @@ extension TemplateInterpreter {
         } catch {
             return .generator(Generator(failure: error))
         }
+    }
+
+    // MARK: - Shared helpers
+
+    private func keepMarkup(_ original: Value, _ result: String) -> Value {
+        if case .markup = original { return .markup(result) }
+        return .string(result)
+    }
+
+    /// Python's `len(x)`.
+    private func length(_ value: Value) throws(TemplateError) -> Int {
+        switch value {
+        case .string(let s), .markup(let s): return PythonString.length(s)
+        case .list(let a), .tuple(let a): return a.count
+        case .dict(let d): return d.count
+        case .range(let r): return r.count
+        case .view(let v): return v.items.count
+        case .undefined: return 0
+        default: throw TemplateError.type("object of type '\(value.typeName)' has no len()")
+        }
+    }
+
+    private static func foldCase(_ v: Value) -> Value {
+        if let s = v.stringValue { return .string(PythonString.lower(s)) }
+        return v
+    }
+
+    /// Jinja2's attribute getter for filters: a dotted path of item lookups (`a.b`, `items.0`).
+    private func attributePath(_ value: Value, _ attribute: Value) throws(TemplateError) -> Value {
+        if case .int = attribute { return try item(of: value, attribute) }
+        let path = PythonFormat.str(attribute)
+        var current = value
+        for part in path.split(separator: ".", omittingEmptySubsequences: false) {
+            if let i = Int(part) {
+                current = try item(of: current, .int(i))
+            } else {
+                current = try item(of: current, .string(String(part)))
+            }
+        }
+        return current
+    }
+
+    /// Python's `sorted(items, key=key, reverse=reverse)`: stable, `TypeError` on unorderable keys.
+    /// `equalFirst` mirrors the `sort` filter, whose keys are one-element lists: Python compares
+    /// those by equality first, so equal (even undefined) keys never reach `<`.
+    private func stableSort(_ items: [Value], reverse: Bool, equalFirst: Bool = false,
+                    key: (Value) throws(TemplateError) -> Value) throws(TemplateError) -> [Value] {
+        var keyed: [(Value, Int)] = []
+        for (i, item) in items.enumerated() { keyed.append((try key(item), i)) }
+        var failure: TemplateError?
+        keyed.sort { a, b in
+            if failure != nil { return a.1 < b.1 }
+            do throws(TemplateError) {
+                if equalFirst && Value.pyEqual(a.0, b.0) { return a.1 < b.1 }
+                let c = try Value.pyCompare(a.0, b.0, "<")
+                if c != 0 { return reverse ? c > 0 : c < 0 }
+            } catch {
+                failure = error
+            }
+            return a.1 < b.1
+        }
+        if let failure { throw failure }
+        return keyed.map { items[$0.1] }
     }
 
     /// Hugging Face's `tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)`.
@@ -442,7 +605,7 @@ extension TemplateInterpreter {
         return try PythonFormat.json(value, PythonJSONOptions(ensureASCII: ascii, indent: indent, separators: separators, sortKeys: sortKeys))
     }
 
-    private func indentFilter(_ s: String, _ args: EvaluatedArguments) throws(TemplateError) -> String {
+    private func indented(_ s: String, _ args: EvaluatedArguments) throws(TemplateError) -> String {
         try args.check("indent", names: ["width", "first", "blank"])
         var indentation = "    "
         if let w = args.value(0, "width") {
@@ -465,7 +628,7 @@ extension TemplateInterpreter {
         return out
     }
 
-    private func truncate(_ s: String, _ args: EvaluatedArguments) throws(TemplateError) -> String {
+    private func truncated(_ s: String, _ args: EvaluatedArguments) throws(TemplateError) -> String {
         try args.check("truncate", names: ["length", "killwords", "end", "leeway"])
         var length = 255
         if case .int(let n)? = args.value(0, "length")?.numeric { length = n }
@@ -548,7 +711,7 @@ extension TemplateInterpreter {
         case .string(let s), .markup(let s):
             var radix = 10
             if case .int(let b)? = base?.numeric { radix = b }
-            let trimmed = PythonString.strip(s, chars: nil, left: true, right: true).replacingOccurrencesOfUnderscore()
+            let trimmed = PythonString.removingDigitSeparators(PythonString.strip(s, chars: nil, left: true, right: true))
             if let i = Int(trimmed, radix: radix) { return .int(i) }
             if let d = Double(trimmed), d.isFinite, abs(d) < 9.2e18 { return .int(Int(d)) }
             return fallback
@@ -573,12 +736,5 @@ extension TemplateInterpreter {
         default:
             return fallback
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrencesOfUnderscore() -> String {
-        // Python accepts single underscores between digits in numeric literals.
-        contains("_") ? String(filter { $0 != "_" }) : self
     }
 }

@@ -216,8 +216,9 @@ enum PythonString {
     static func upper(_ s: String) -> String { s.uppercased() }
     static func lower(_ s: String) -> String { s.lowercased() }
 
-    private static func isCased(_ c: Unicode.Scalar) -> Bool {
-        c.properties.isUppercase || c.properties.isLowercase || c.properties.generalCategory == .titlecaseLetter
+    /// A numeric literal's digits without the `_` separators Python allows between them.
+    static func removingDigitSeparators(_ s: String) -> String {
+        s.contains("_") ? String(s.filter { $0 != "_" }) : s
     }
 
     /// Python's `str.title()`.

@@ -335,7 +335,7 @@ struct TemplateLexer {
                 }
             }
         }
-        let text = String(decoding: bytes[start..<pos], as: UTF8.self).replacingUnderscores()
+        let text = PythonString.removingDigitSeparators(String(decoding: bytes[start..<pos], as: UTF8.self))
         if isFloat {
             guard let d = Double(text) else { throw error("invalid number '\(text)'", at: start) }
             tokens.append(TemplateToken(kind: .float(d), offset: start))
@@ -418,8 +418,4 @@ struct TemplateLexer {
         }
         return String(out)
     }
-}
-
-extension String {
-    fileprivate func replacingUnderscores() -> String { String(filter { $0 != "_" }) }
 }

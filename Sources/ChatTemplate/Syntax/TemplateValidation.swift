@@ -6,10 +6,11 @@
 /// macros, call, filter, set and with blocks start a fresh, non-deferring frame even inside
 /// an `if`, as in Jinja2's code generator.
 enum TemplateValidation {
-    /// Every filter Jinja2 defines, plus Hugging Face's `tojson`.
-    static let knownFilters: Set<String> = TemplateInterpreter.filterNames.union([
-        "filesizeformat", "groupby", "pprint", "random", "urlencode", "urlize", "wordwrap", "xmlattr",
-    ])
+    /// Every filter Jinja2 defines, plus Hugging Face's `tojson`: the implemented ones and those
+    /// that only fail when they run.
+    private static func isKnownFilter(_ name: String) -> Bool {
+        TemplateInterpreter.filters[name] != nil || TemplateInterpreter.unsupportedFilters.contains(name)
+    }
 
     static func check(_ nodes: [Node]) throws(TemplateError) {
         for node in nodes { try check(node, soft: false, inLoop: false) }
@@ -61,7 +62,7 @@ enum TemplateValidation {
     }
 
     private static func checkFilter(_ name: String, _ args: CallArguments, soft: Bool) throws(TemplateError) {
-        if !soft && !knownFilters.contains(name) { throw TemplateError(.assertion, "No filter named '\(name)'.") }
+        if !soft && !isKnownFilter(name) { throw TemplateError(.assertion, "No filter named '\(name)'.") }
         try check(args, soft: soft)
     }
 
@@ -93,7 +94,7 @@ enum TemplateValidation {
             try checkFilter(name, args, soft: soft)
         case .test(let e, let name, let args, _):
             try check(e, soft: soft)
-            if !soft && !TemplateInterpreter.testNames.contains(name) { throw TemplateError(.assertion, "No test named '\(name)'.") }
+            if !soft && TemplateInterpreter.tests[name] == nil { throw TemplateError(.assertion, "No test named '\(name)'.") }
             try check(args, soft: soft)
         case .compare(let e, let ops):
             try check(e, soft: soft)
