@@ -12,6 +12,12 @@ import LoomJSON
 /// Rendering is bounded by `limits`: runaway loops, deep recursion and huge outputs end with a
 /// `TemplateError` of kind `.limit`.
 ///
+/// A template holds no per-render state, so one value can render from many threads at once:
+///
+///     let template = try ChatTemplate(source: jinjaSource)
+///     let prompt = try template.render(messages: [["role": "user", "content": "Hi!"]],
+///                                      addGenerationPrompt: true, bosToken: "<s>", eosToken: "</s>")
+///
 /// Known differences from Python Jinja2, all outside what chat templates use: integers are
 /// 64-bit (an overflow is an `.arithmetic` error; JSON integers beyond 64 bits arrive as
 /// floats); the filters `groupby`, `filesizeformat`, `pprint`, `random`, `urlencode`, `urlize`,

@@ -9,9 +9,11 @@ final class Generator {
 
     init(_ items: [Value]) { self.items = items; failure = nil }
 
+    /// A generator whose iteration throws `failure`.
+    init(failure: TemplateError) { items = []; self.failure = failure }
+
     /// The items not yet taken.
     var pending: [Value] { consumed ? [] : items }
-    init(failure: TemplateError) { items = []; self.failure = failure }
 
     /// Takes the remaining items.
     func drain() throws(TemplateError) -> [Value] {

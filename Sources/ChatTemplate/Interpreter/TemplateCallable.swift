@@ -29,7 +29,6 @@ final class CyclerState {
 final class Macro {
     let definition: MacroDefinition
     let closure: Scope
-    /// The body of the `{% call %}` block this macro stands for as `caller`, if any.
     init(definition: MacroDefinition, closure: Scope) {
         self.definition = definition
         self.closure = closure
