@@ -31,7 +31,7 @@ let package = Package(
         // Order-preserving, lossless JSON shared by every layer (schemas, templates, CLI, HTTP).
         .target(name: "LoomJSON"),
         .target(name: "Engine", dependencies: ["CTensor", "LoomJSON"]),
-        .target(name: "Grammar", dependencies: ["CTensor", "LoomJSON"]),
+        .target(name: "Grammar", dependencies: ["LoomJSON"]),
         .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
