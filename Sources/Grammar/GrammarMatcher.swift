@@ -9,7 +9,7 @@ public final class GrammarMatcher {
     /// The compiled grammar.
     public let grammar: Grammar
     /// The vocabulary masks are computed over.
-    public let vocabulary: Vocabulary
+    public let vocabulary: GrammarVocabulary
     let automaton: GrammarAutomaton
     private let cache: MaskCache
     /// Configuration after each accepted step; `history[0]` is the start. -3 marks termination.
@@ -26,12 +26,12 @@ public final class GrammarMatcher {
 
 
     /// A matcher at the start of the grammar.
-    public convenience init(grammar: Grammar, vocabulary: Vocabulary) {
+    public convenience init(grammar: Grammar, vocabulary: GrammarVocabulary) {
         self.init(grammar: grammar, vocabulary: vocabulary, automaton: GrammarAutomaton(grammar),
                   cache: MaskCache(words: vocabulary.maskWordCount))
     }
 
-    init(grammar: Grammar, vocabulary: Vocabulary, automaton: GrammarAutomaton, cache: MaskCache) {
+    init(grammar: Grammar, vocabulary: GrammarVocabulary, automaton: GrammarAutomaton, cache: MaskCache) {
         self.grammar = grammar
         self.vocabulary = vocabulary
         self.automaton = automaton

@@ -86,7 +86,7 @@ struct GuidedSetup {
         var pieces: [[UInt8]] = []
         pieces.reserveCapacity(tokenizer.vocabularySize)
         for id in 0..<tokenizer.vocabularySize { pieces.append(tokenizer.tokenBytes(Int32(id))) }
-        let vocabulary = Vocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
+        let vocabulary = GrammarVocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         matcher = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
         prompt = tokenizer.encode("Answer with one JSON object.\n", addBOS: true)
         engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(

@@ -22,7 +22,7 @@ enum GrammarReplay {
         var tokens: [[UInt8]] = []
         tokens.reserveCapacity(n)
         for id in 0..<n { tokens.append(tokenizer.tokenBytes(Int32(id))) }
-        let vocab = Vocabulary(tokens: tokens, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
+        let vocab = GrammarVocabulary(tokens: tokens, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
 
         var options = JSONSchemaOptions.recognition
         options.lenient = args.has("lenient")
@@ -170,7 +170,7 @@ enum GrammarReplay {
         let lines: UnsafeMutablePointer<FILE>
         private(set) var steps = 0
 
-        init(directory: String, vocabulary: Vocabulary, tokenizer: Tokenizer) throws {
+        init(directory: String, vocabulary: GrammarVocabulary, tokenizer: Tokenizer) throws {
             mkdir(directory, 0o755)
             var tokens: [JSONValue] = []
             for id in 0..<vocabulary.size {

@@ -34,16 +34,16 @@ import Testing
     }
 
     /// A new tokenizer family is a compile error here until it is named, and then must be listed.
-    static func familyName(_ model: Tokenizer.Model) -> String {
-        switch model {
-        case .sentencePiece: return model.rawValue
-        case .bytePair: return model.rawValue
+    static func familyName(_ algorithm: Tokenizer.Algorithm) -> String {
+        switch algorithm {
+        case .sentencePiece: return algorithm.rawValue
+        case .bytePair: return algorithm.rawValue
         }
     }
 
     @Test func tokenizerFamiliesMatchTheEnum() throws {
         let listed = try Self.readmeList("Tokenizers")
-        #expect(listed == [Tokenizer.Model.sentencePiece, .bytePair].map(Self.familyName))
+        #expect(listed == [Tokenizer.Algorithm.sentencePiece, .bytePair].map(Self.familyName))
     }
 
     @Test func preTokenizersMatchTheImplementation() throws {

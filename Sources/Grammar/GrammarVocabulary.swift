@@ -12,7 +12,7 @@ import Darwin
 ///
 /// Tokens with empty byte strings (control tokens) are never allowed by a mask; end-of-generation
 /// ids are allowed exactly when the grammar is complete.
-public final class Vocabulary: @unchecked Sendable {
+public final class GrammarVocabulary: @unchecked Sendable {
     // @unchecked: every buffer below is written only in `init` and never mutated afterwards.
 
     /// Number of token ids (the logit width the masks cover).
@@ -79,6 +79,10 @@ public final class Vocabulary: @unchecked Sendable {
     /// Whether `token` ends generation.
     public func isEndOfGeneration(_ token: Int) -> Bool { endOfGeneration.contains(token) }
 }
+
+/// The grammar's token table under its former name.
+@available(*, deprecated, renamed: "GrammarVocabulary")
+public typealias Vocabulary = GrammarVocabulary
 
 /// A thread-safe map from a context-free state key to its mask (content strings without
 /// patterns look the same in every schema, so their masks are computed once per vocabulary).

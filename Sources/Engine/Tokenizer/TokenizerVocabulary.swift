@@ -1,7 +1,7 @@
 /// The token table of a GGUF vocabulary: texts, scores, attributes, special ids and the
 /// end-of-generation set, with the load-time adjustments llama.cpp applies (`llama_vocab::load`),
 /// so that ids and rendering agree with it.
-struct Vocabulary: Sendable {
+struct TokenizerVocabulary: Sendable {
     /// Token texts exactly as stored (byte-level text for `gpt2`, `▁`-escaped text for `llama`).
     let texts: [String]
     /// Token texts as UTF-8, concatenated; token `i` is `textBytes[textStarts[i]..<textStarts[i+1]]`.
@@ -134,11 +134,11 @@ struct Vocabulary: Sendable {
                 attributes[Int(found)].insert(.control)
             }
         }
-        detect(&eot, Vocabulary.endOfTurnTexts)
+        detect(&eot, TokenizerVocabulary.endOfTurnTexts)
         detect(&eom, ["<|eom_id|>"])
-        detect(&fimPad, Vocabulary.fimPadTexts)
-        detect(&fimRepo, Vocabulary.fimRepoTexts)
-        detect(&fimSeparator, Vocabulary.fimSeparatorTexts)
+        detect(&fimPad, TokenizerVocabulary.fimPadTexts)
+        detect(&fimRepo, TokenizerVocabulary.fimRepoTexts)
+        detect(&fimSeparator, TokenizerVocabulary.fimSeparatorTexts)
 
         // Control tokens named "unused" are reserved.
         for (text, id) in byText where attributes[Int(id)].contains(.control) && text.contains("unused") {
@@ -147,7 +147,7 @@ struct Vocabulary: Sendable {
 
         var eog = Set<Int32>()
         for id in [fimPad, fimRepo, fimSeparator] { if let id { eog.insert(id) } }
-        for (text, id) in byText where Vocabulary.endOfGenerationTexts.contains(text) {
+        for (text, id) in byText where TokenizerVocabulary.endOfGenerationTexts.contains(text) {
             eog.insert(id)
             attributes[Int(id)].insert(.control)
         }
