@@ -236,14 +236,21 @@ public final class GrammarMatcher {
         let c = current
         guard c >= 0, token >= 0, token < vocabulary.size else { return false }
         if vocabulary.isEndOfGeneration(token) { return automaton.cfgAccept[Int(c)] }
+        return state(after: token, from: c) != nil
+    }
+
+    /// The configuration after `token`'s bytes from `c`; nil when a byte is rejected or the token
+    /// has no bytes (a control token, never allowed by a mask).
+    @inline(__always)
+    private func state(after token: Int, from c: Int32) -> Int32? {
         let a = Int(vocabulary.tokenOffsets[token]), b = Int(vocabulary.tokenOffsets[token + 1])
-        if a == b { return false }
+        if a == b { return nil }
         var s = c
         for k in a..<b {
             s = automaton.next(s, vocabulary.tokenBytes[k])
-            if s < 0 { return false }
+            if s < 0 { return nil }
         }
-        return true
+        return s
     }
 
     /// Advances by one token; false (state unchanged) when the token is not allowed.
@@ -256,13 +263,7 @@ public final class GrammarMatcher {
             history.append(GrammarMatcher.terminated)
             return true
         }
-        let a = Int(vocabulary.tokenOffsets[token]), b = Int(vocabulary.tokenOffsets[token + 1])
-        if a == b { return false }
-        var s = c
-        for k in a..<b {
-            s = automaton.next(s, vocabulary.tokenBytes[k])
-            if s < 0 { return false }
-        }
+        guard let s = state(after: token, from: c) else { return false }
         history.append(s)
         return true
     }
