@@ -17,10 +17,8 @@ struct TokenizerVocabulary: Sendable {
     let bos: Int32?
     let eos: Int32?
     let eot: Int32?
-    let eom: Int32?
     let unknown: Int32?
     let padding: Int32?
-    let separator: Int32?
     /// Sorted ids that end generation.
     let endOfGeneration: [Int32]
 
@@ -49,10 +47,9 @@ struct TokenizerVocabulary: Sendable {
         eos = try special.id("tokenizer.ggml.eos_token_id", default: defaultEOS)
         unknown = try special.id("tokenizer.ggml.unknown_token_id", default: defaultUnknown)
         padding = try special.id("tokenizer.ggml.padding_token_id")
-        // llama.cpp's key is spelled "seperator".
-        let misspelledSeparator = try special.id("tokenizer.ggml.seperator_token_id")
-        let spelledSeparator = try special.id("tokenizer.ggml.separator_token_id")
-        separator = misspelledSeparator ?? spelledSeparator
+        // The separator id is validated but unused (llama.cpp spells its key "seperator").
+        _ = try special.id("tokenizer.ggml.seperator_token_id")
+        _ = try special.id("tokenizer.ggml.separator_token_id")
         var detected: [DetectedSpecial: Int32] = [:]
         for role in DetectedSpecial.allCases {
             detected[role] = try special.id(role.key)
@@ -61,11 +58,10 @@ struct TokenizerVocabulary: Sendable {
             detected[role] = Self.detect(role.texts, byText, &attributes)
         }
         eot = detected[.endOfTurn]
-        eom = detected[.endOfMessage]
 
         Self.markReservedControlsUnused(byText, &attributes)
         endOfGeneration = Self.endOfGenerationSet(
-            ids: [eos, eot, eom], fim: [detected[.fimPad], detected[.fimRepo], detected[.fimSeparator]],
+            ids: [eos, eot, detected[.endOfMessage]], fim: [detected[.fimPad], detected[.fimRepo], detected[.fimSeparator]],
             texts: table.texts, byText: byText, &attributes)
         Self.applyModelNameRules(metadata, byText, &attributes)
 
