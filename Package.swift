@@ -35,8 +35,8 @@ let package = Package(
         // The Jinja2 chat-template interpreter (Hugging Face's `apply_chat_template` semantics);
         // model-agnostic, so it is usable without Engine. Engine only reads templates out of GGUF.
         .target(name: "ChatTemplate", dependencies: ["LoomJSON"]),
-        .target(name: "Engine", dependencies: ["CTensor", "ChatTemplate"]),
-        .target(name: "Grammar", dependencies: ["CTensor", "LoomJSON"]),
+        .target(name: "Engine", dependencies: ["CTensor", "ChatTemplate", "LoomJSON"]),
+        .target(name: "Grammar", dependencies: ["LoomJSON"]),
         .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON", "ChatTemplate"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).

@@ -1,3 +1,5 @@
+import LoomJSON
+
 // Grammar composition: building a grammar out of compiled grammars (sequence, choice, repetition)
 // plus the two leaves composition needs that the front ends do not offer — an exact literal and
 // "any text that never contains these strings". Tool calling is the motivating user: free text OR
@@ -177,27 +179,21 @@ extension ByteDFA {
                 }
             }
         }
-        // UTF-8 validator states: 0 start (accepting); 1/2/3 need that many continuation bytes;
-        // 4..7 need a restricted first continuation (E0: A0-BF, ED: 80-9F, F0: 90-BF, F4: 80-8F).
+        // UTF-8 validator states: 0 start (accepting); 1/2/3 need that many continuation bytes
+        // (80-BF); 4...7 need the narrowed first continuation of E0, ED, F0 or F4 (`UTF8LeadByte`),
+        // then 1 or 2 more.
+        let narrowed: [(first: ClosedRange<UInt8>, then: Int)] = [(0xA0...0xBF, 1), (0x80...0x9F, 1), (0x90...0xBF, 2), (0x80...0x8F, 2)]
         func utf8(_ u: Int, _ b: Int) -> Int {
+            let byte = UInt8(b)
             switch u {
             case 0:
-                switch b {
-                case 0x00...0x7F: return 0
-                case 0xC2...0xDF: return 1
-                case 0xE0: return 4
-                case 0xED: return 5
-                case 0xE1...0xEC, 0xEE...0xEF: return 2
-                case 0xF0: return 6
-                case 0xF1...0xF3: return 3
-                case 0xF4: return 7
-                default: return -1
+                guard let lead = UTF8LeadByte(byte) else { return -1 }
+                if let i = narrowed.firstIndex(where: { $0.first == lead.firstContinuation && $0.then == lead.continuationCount - 1 }) {
+                    return 4 + i
                 }
-            case 1, 2, 3: return (0x80...0xBF).contains(b) ? u - 1 : -1
-            case 4: return (0xA0...0xBF).contains(b) ? 1 : -1
-            case 5: return (0x80...0x9F).contains(b) ? 1 : -1
-            case 6: return (0x90...0xBF).contains(b) ? 2 : -1
-            case 7: return (0x80...0x8F).contains(b) ? 2 : -1
+                return lead.continuationCount
+            case 1, 2, 3: return (0x80...0xBF).contains(byte) ? u - 1 : -1
+            case 4...7: return narrowed[u - 4].first.contains(byte) ? narrowed[u - 4].then : -1
             default: return -1
             }
         }

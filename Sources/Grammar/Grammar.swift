@@ -5,7 +5,7 @@
 /// A compiled grammar: immutable, `Sendable`, shareable between any number of matchers.
 ///
 /// Build one with `Grammar(jsonSchema:)`, `Grammar(gbnf:)` or `Grammar(regex:)`, then run it with
-/// a `GrammarMatcher` over a `Vocabulary`.
+/// a `GrammarMatcher` over a `GrammarVocabulary`.
 public final class Grammar: Sendable, CustomStringConvertible {
     let nodes: [GrammarNode]
     let dfas: [ByteDFA]

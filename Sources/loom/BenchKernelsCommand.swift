@@ -26,25 +26,49 @@ enum BenchKernels {
     static let types: [Int32] = [2, 3, 8, 12, 14, 6, 7, 10, 11, 13, 9, 15, 1, 30, 0]
 
     static func run(_ args: Arguments) throws {
-        if let isa = args.value("isa") {
-            let want: loom_isa
-            switch isa {
-            case "scalar": want = LOOM_ISA_SCALAR
-            case "avx2": want = LOOM_ISA_AVX2
-            case "avx512": want = LOOM_ISA_AVX512
-            default: throw UsageError("--isa expects scalar, avx2 or avx512, got '\(isa)'")
-            }
-            if loom_isa_set(want) != want {
-                throw RuntimeError("this machine cannot run the \(isa) tier (best: \(String(cString: loom_isa_name(loom_isa_best()))))")
-            }
-        }
+        if let isa = args.value("isa") { try selectTier(isa) }
         let sizeMB = try args.int("size-mb", default: 256)
         guard sizeMB >= 8 else { throw UsageError("--size-mb must be at least 8") }
-        let bytes = sizeMB << 20
-        let isaName = String(cString: loom_isa_name(loom_isa_active()))
         let progress = !args.has("json") && StandardError.isTerminal
+        let m = try measure(bytes: sizeMB << 20, progress: progress)
+        if args.has("json") {
+            StandardOutput.write(jsonReport(m, sizeMB: sizeMB).serialized() + "\n")
+        } else {
+            StandardOutput.write(textReport(m, sizeMB: sizeMB))
+        }
+    }
 
-        guard let raw = aligned(bytes) else { throw RuntimeError("cannot allocate \(sizeMB) MiB") }
+    /// Makes `isa` (`scalar`, `avx2`, `avx512`) the active kernel tier.
+    static func selectTier(_ isa: String) throws {
+        let want: loom_isa
+        switch isa {
+        case "scalar": want = LOOM_ISA_SCALAR
+        case "avx2": want = LOOM_ISA_AVX2
+        case "avx512": want = LOOM_ISA_AVX512
+        default: throw UsageError("--isa expects scalar, avx2 or avx512, got '\(isa)'")
+        }
+        if loom_isa_set(want) != want {
+            throw RuntimeError("this machine cannot run the \(isa) tier (best: \(String(cString: loom_isa_name(loom_isa_best()))))")
+        }
+    }
+
+    /// Everything `loom bench kernels` reports.
+    struct Measurement {
+        /// Best streaming read rate on 1 and 2 threads.
+        var read1: Double, read2: Double
+        var results: [MatvecResult]
+        var gflops: Double?
+        var blasCore: String
+        let isa: String
+        var readBest: Double { max(read1, read2) }
+    }
+
+    /// Columns of every measured weight matrix.
+    static let matvecColumns = 4096
+
+    static func measure(bytes: Int, progress: Bool) throws -> Measurement {
+        let isaName = String(cString: loom_isa_name(loom_isa_active()))
+        guard let raw = aligned(bytes) else { throw RuntimeError("cannot allocate \(bytes >> 20) MiB") }
         defer { free(raw) }
         fill(raw, bytes)
         guard let pool1 = loom_pool_create(1), let pool2 = loom_pool_create(2) else {
@@ -55,88 +79,92 @@ enum BenchKernels {
             loom_pool_destroy(pool2)
         }
 
-        if progress { StandardError.line("measuring read bandwidth over \(sizeMB) MiB…") }
+        if progress { StandardError.line("measuring read bandwidth over \(bytes >> 20) MiB…") }
         // The machine may be shared: the yardstick is re-measured between types and the best
         // figure kept, so a busy moment cannot inflate the shares.
-        var read1 = readBandwidth(pool1, raw, bytes)
-        var read2 = readBandwidth(pool2, raw, bytes)
-
-        var results: [MatvecResult] = []
-        let nCols = 4096
-        let x = UnsafeMutablePointer<Float>.allocate(capacity: nCols)
+        var m = Measurement(read1: readBandwidth(pool1, raw, bytes), read2: readBandwidth(pool2, raw, bytes),
+                            results: [], gflops: nil, blasCore: "", isa: isaName)
+        let x = UnsafeMutablePointer<Float>.allocate(capacity: matvecColumns)
         defer { x.deallocate() }
-        for i in 0..<nCols { x[i] = Float(sin(Double(i) * 0.37)) }
+        for i in 0..<matvecColumns { x[i] = Float(sin(Double(i) * 0.37)) }
         for type in types {
-            let rowBytes = loom_row_bytes(type, Int64(nCols))
-            let rows = bytes / rowBytes
-            let y = UnsafeMutablePointer<Float>.allocate(capacity: rows)
-            defer { y.deallocate() }
-            let matrixBytes = Double(rows * rowBytes)
-            func timed(_ pool: OpaquePointer) -> Double {
-                loom_par_matvec(pool, type, raw, rowBytes, Int64(nCols), x, y, Int64(rows))  // warm-up
-                var best = Double.infinity
-                for _ in 0..<5 {
-                    let t0 = loom_now_seconds()
-                    loom_par_matvec(pool, type, raw, rowBytes, Int64(nCols), x, y, Int64(rows))
-                    best = min(best, loom_now_seconds() - t0)
-                }
-                return matrixBytes / best / 1e9
-            }
-            func cached() -> Double {
-                let cachedRows = max(1, (256 << 10) / rowBytes)
-                let reps = 64
-                loom_matvec(type, raw, rowBytes, Int64(nCols), x, y, 0, Int64(cachedRows))
-                var best = Double.infinity
-                for _ in 0..<5 {
-                    let t0 = loom_now_seconds()
-                    for _ in 0..<reps { loom_matvec(type, raw, rowBytes, Int64(nCols), x, y, 0, Int64(cachedRows)) }
-                    best = min(best, loom_now_seconds() - t0)
-                }
-                return Double(cachedRows * rowBytes * reps) / best / 1e9
-            }
-            let name = String(cString: loom_type_name(type))
-            if progress { StandardError.line("matvec \(name)…") }
-            results.append(MatvecResult(type: name, gbps1: timed(pool1), gbps2: timed(pool2), gbpsCached: cached()))
-            read1 = max(read1, readBandwidth(pool1, raw, bytes, repeats: 1))
-            read2 = max(read2, readBandwidth(pool2, raw, bytes, repeats: 1))
+            if progress { StandardError.line("matvec \(String(cString: loom_type_name(type)))…") }
+            m.results.append(matvec(type, raw, bytes, x, pool1, pool2))
+            m.read1 = max(m.read1, readBandwidth(pool1, raw, bytes, repeats: 1))
+            m.read2 = max(m.read2, readBandwidth(pool2, raw, bytes, repeats: 1))
         }
-        let readBest = max(read1, read2)
+        (m.gflops, m.blasCore) = sgemm()
+        return m
+    }
 
-        let (gflops, core) = sgemm()
-
-        if args.has("json") {
-            func num(_ v: Double) -> JSONValue { .number(JSONNumber((v * 100).rounded() / 100)) }
-            let matvec: [JSONValue] = results.map { r in
-                .object(JSONObject([
-                    ("type", .string(r.type)), ("gbps", num(r.gbps2)), ("share", num(r.gbps2 / readBest)),
-                    ("gbps_1thread", num(r.gbps1)), ("share_1thread", num(r.gbps1 / read1)),
-                    ("gbps_in_cache_1thread", num(r.gbpsCached)),
-                ]))
+    /// One weight type's matvec over `bytes` of weights: 1 and 2 threads, then in L2 on 1 thread.
+    static func matvec(_ type: Int32, _ raw: UnsafeMutableRawPointer, _ bytes: Int, _ x: UnsafeMutablePointer<Float>,
+                       _ pool1: OpaquePointer, _ pool2: OpaquePointer) -> MatvecResult {
+        let nCols = matvecColumns
+        let rowBytes = loom_row_bytes(type, Int64(nCols))
+        let rows = bytes / rowBytes
+        let y = UnsafeMutablePointer<Float>.allocate(capacity: rows)
+        defer { y.deallocate() }
+        let matrixBytes = Double(rows * rowBytes)
+        func timed(_ pool: OpaquePointer) -> Double {
+            loom_par_matvec(pool, type, raw, rowBytes, Int64(nCols), x, y, Int64(rows))  // warm-up
+            var best = Double.infinity
+            for _ in 0..<5 {
+                let t0 = loom_now_seconds()
+                loom_par_matvec(pool, type, raw, rowBytes, Int64(nCols), x, y, Int64(rows))
+                best = min(best, loom_now_seconds() - t0)
             }
-            let doc: JSONValue = .object(JSONObject([
-                ("read_bandwidth_gbps", num(readBest)),
-                ("read_bandwidth_1thread_gbps", num(read1)),
-                ("read_bandwidth_2thread_gbps", num(read2)),
-                ("matvec", .array(matvec)),
-                ("matvec_cols", .number(JSONNumber(nCols))),
-                ("matrix_mib", .number(JSONNumber(sizeMB))),
-                ("sgemm_gflops", gflops.map(num) ?? .null),
-                ("blas_core", .string(core)),
-                ("isa", .string(isaName)),
+            return matrixBytes / best / 1e9
+        }
+        func cached() -> Double {
+            let cachedRows = max(1, (256 << 10) / rowBytes)
+            let reps = 64
+            loom_matvec(type, raw, rowBytes, Int64(nCols), x, y, 0, Int64(cachedRows))
+            var best = Double.infinity
+            for _ in 0..<5 {
+                let t0 = loom_now_seconds()
+                for _ in 0..<reps { loom_matvec(type, raw, rowBytes, Int64(nCols), x, y, 0, Int64(cachedRows)) }
+                best = min(best, loom_now_seconds() - t0)
+            }
+            return Double(cachedRows * rowBytes * reps) / best / 1e9
+        }
+        let name = String(cString: loom_type_name(type))
+        return MatvecResult(type: name, gbps1: timed(pool1), gbps2: timed(pool2), gbpsCached: cached())
+    }
+
+    static func jsonReport(_ m: Measurement, sizeMB: Int) -> JSONValue {
+        func num(_ v: Double) -> JSONValue { .number(JSONNumber((v * 100).rounded() / 100)) }
+        let matvec: [JSONValue] = m.results.map { r in
+            .object(JSONObject([
+                ("type", .string(r.type)), ("gbps", num(r.gbps2)), ("share", num(r.gbps2 / m.readBest)),
+                ("gbps_1thread", num(r.gbps1)), ("share_1thread", num(r.gbps1 / m.read1)),
+                ("gbps_in_cache_1thread", num(r.gbpsCached)),
             ]))
-            StandardOutput.write(doc.serialized() + "\n")
-            return
         }
-        var out = "kernel tier: \(isaName)   matrix: \(sizeMB) MiB, \(nCols) columns\n"
-        out += "read bandwidth: \(fmt(read1)) GB/s (1 thread), \(fmt(read2)) GB/s (2 threads)\n\n"
+        return .object(JSONObject([
+            ("read_bandwidth_gbps", num(m.readBest)),
+            ("read_bandwidth_1thread_gbps", num(m.read1)),
+            ("read_bandwidth_2thread_gbps", num(m.read2)),
+            ("matvec", .array(matvec)),
+            ("matvec_cols", .number(JSONNumber(matvecColumns))),
+            ("matrix_mib", .number(JSONNumber(sizeMB))),
+            ("sgemm_gflops", m.gflops.map(num) ?? .null),
+            ("blas_core", .string(m.blasCore)),
+            ("isa", .string(m.isa)),
+        ]))
+    }
+
+    static func textReport(_ m: Measurement, sizeMB: Int) -> String {
+        var out = "kernel tier: \(m.isa)   matrix: \(sizeMB) MiB, \(matvecColumns) columns\n"
+        out += "read bandwidth: \(fmt(m.read1)) GB/s (1 thread), \(fmt(m.read2)) GB/s (2 threads)\n\n"
         out += "matvec   1 thread          2 threads         in L2, 1 thread (compute ceiling)\n"
-        for r in results {
-            out += r.type.padding(8) + " \(fmt(r.gbps1)) GB/s (\(pct(r.gbps1 / read1)))".padding(18)
-            out += "\(fmt(r.gbps2)) GB/s (\(pct(r.gbps2 / readBest)))".padding(18)
+        for r in m.results {
+            out += r.type.padding(8) + " \(fmt(r.gbps1)) GB/s (\(pct(r.gbps1 / m.read1)))".padding(18)
+            out += "\(fmt(r.gbps2)) GB/s (\(pct(r.gbps2 / m.readBest)))".padding(18)
             out += "\(fmt(r.gbpsCached)) GB/s\n"
         }
-        out += "\nsgemm (1 thread): " + (gflops.map { "\(fmt($0)) GFLOP/s" } ?? "n/a") + ", BLAS core: \(core)\n"
-        StandardOutput.write(out)
+        out += "\nsgemm (1 thread): " + (m.gflops.map { "\(fmt($0)) GFLOP/s" } ?? "n/a") + ", BLAS core: \(m.blasCore)\n"
+        return out
     }
 
     /// Streaming read of the whole buffer split across the pool; best of `repeats`, in GB/s.

@@ -1,6 +1,5 @@
 import CTensor
 import Engine
-import Grammar
 import LoomJSON
 
 /// `loom bench --prefix N --turns T [--no-prefix-reuse]`: time to first token of a conversation's
@@ -69,27 +68,5 @@ enum BenchTurns {
             median \(BenchModel.format(BenchModel.median(restored))) ms
 
             """)
-    }
-}
-
-/// What guided tg needs: the schema's grammar over the model's vocabulary, a sequential engine
-/// and a prompt.
-struct GuidedSetup {
-    let engine: SequentialEngine
-    let matcher: GrammarMatcher
-    let prompt: [Int32]
-
-    init(schemaPath: String, model: Model, tokenizer: Tokenizer?, threads: Int, kv: KVCacheType, tokens: Int) throws {
-        guard let tokenizer else { throw RuntimeError("--schema needs the model's tokenizer") }
-        let schema = try JSONValue(parsing: readFile(schemaPath))
-        let grammar = try Grammar(jsonSchema: schema, options: JSONSchemaOptions())
-        var pieces: [[UInt8]] = []
-        pieces.reserveCapacity(tokenizer.vocabularySize)
-        for id in 0..<tokenizer.vocabularySize { pieces.append(tokenizer.tokenBytes(Int32(id))) }
-        let vocabulary = Vocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
-        matcher = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
-        prompt = tokenizer.encode("Answer with one JSON object.\n", addBOS: true)
-        engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(
-            threads: threads, maxBatch: 64, contextLength: prompt.count + tokens + 1, kvCacheType: kv))
     }
 }

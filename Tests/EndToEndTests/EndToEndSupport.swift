@@ -73,7 +73,7 @@ extension LanguageModelSession.Response {
 /// (any whitespace, any property order): an independent check of generated output.
 func grammarAccepts(_ text: String, schema: JSONValue) throws -> Bool {
     let grammar = try Grammar(jsonSchema: schema, options: .recognition)
-    let vocabulary = Vocabulary(tokens: (0..<256).map { [UInt8($0)] }, endOfGeneration: [])
+    let vocabulary = GrammarVocabulary(tokens: (0..<256).map { [UInt8($0)] }, endOfGeneration: [])
     let matcher = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
     return matcher.accept(bytes: Array(text.utf8)) && matcher.isComplete
 }

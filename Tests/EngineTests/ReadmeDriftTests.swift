@@ -34,16 +34,16 @@ import Testing
     }
 
     /// A new tokenizer family is a compile error here until it is named, and then must be listed.
-    static func familyName(_ model: Tokenizer.Model) -> String {
-        switch model {
-        case .sentencePiece: return model.rawValue
-        case .bytePair: return model.rawValue
+    static func familyName(_ algorithm: Tokenizer.Algorithm) -> String {
+        switch algorithm {
+        case .sentencePiece: return algorithm.rawValue
+        case .bytePair: return algorithm.rawValue
         }
     }
 
     @Test func tokenizerFamiliesMatchTheEnum() throws {
         let listed = try Self.readmeList("Tokenizers")
-        #expect(listed == [Tokenizer.Model.sentencePiece, .bytePair].map(Self.familyName))
+        #expect(listed == [Tokenizer.Algorithm.sentencePiece, .bytePair].map(Self.familyName))
     }
 
     @Test func preTokenizersMatchTheImplementation() throws {
@@ -54,19 +54,8 @@ import Testing
                 _ = try Tokenizer.preTokenize("Hello 123 world", preTokenizer: name)
             }
         }
-        // Every name the implementation's switch accepts must be listed.
-        let source = try String(contentsOf: SharedData.packageRoot.appendingPathComponent(
-            "Sources/Engine/Tokenizer/PreTokenizer.swift"), encoding: .utf8)
-        var implemented: [String] = []
-        var continuing = false
-        for line in source.split(separator: "\n") {
-            let trimmed = line.drop(while: { $0 == " " })
-            // `case "a", "b",` and its continuation lines (`"c", "d":`) in the name switch.
-            guard trimmed.hasPrefix("case \"") || (continuing && trimmed.hasPrefix("\"")) else { continue }
-            implemented += trimmed.split(separator: "\"", omittingEmptySubsequences: false)
-                .enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-            continuing = trimmed.hasSuffix(",")
-        }
+        // Every name the implementation's table accepts must be listed.
+        let implemented = Array(PreTokenizer.recipes.keys)
         #expect(Set(implemented).isSubset(of: Set(listed)),
                 "pre-tokenizers missing from README: \(Set(implemented).subtracting(listed).sorted())")
     }

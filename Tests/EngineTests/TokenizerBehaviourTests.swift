@@ -116,7 +116,7 @@ import Testing
 
     @Test func specialTokensAndDefaults() throws {
         let smol = try Self.cache.tokenizer(SharedData.defaultModel)
-        #expect(smol.model == .bytePair && smol.preTokenizerName == "smollm")
+        #expect(smol.algorithm == .bytePair && smol.preTokenizerName == "smollm")
         #expect(smol.bos == 1 && smol.eos == 2 && !smol.addBOSByDefault && !smol.addSpacePrefix)
         #expect(smol.endOfGenerationTokens.contains(2) && smol.endOfGenerationTokens.contains(0))
         #expect(smol.isEndOfGeneration(2) && !smol.isEndOfGeneration(1))
@@ -132,7 +132,7 @@ import Testing
         #expect(!qwen.addBOSByDefault)
 
         let spm = try Self.tokenizer("llama-spm")
-        #expect(spm.model == .sentencePiece && spm.addSpacePrefix && spm.addBOSByDefault)
+        #expect(spm.algorithm == .sentencePiece && spm.addSpacePrefix && spm.addBOSByDefault)
         #expect(spm.bos == 1 && spm.eos == 2 && spm.unknown == 0 && spm.endOfGenerationTokens == [2])
         #expect(spm.tokenType(0) == .unknown && spm.tokenType(1) == .control && spm.tokenType(13) == .byte)
     }

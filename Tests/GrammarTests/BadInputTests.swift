@@ -103,7 +103,7 @@ import Testing
 
     // MARK: - Legal but hostile: compiled and enforced exactly
 
-    static let bytes = Vocabulary(tokens: (0..<256).map { [UInt8($0)] } + [[]], endOfGeneration: [256])
+    static let bytes = GrammarVocabulary(tokens: (0..<256).map { [UInt8($0)] } + [[]], endOfGeneration: [256])
 
     /// Whether `text` is a complete sentence of `g` (then end-of-generation is allowed).
     static func accepts(_ g: Grammar, _ text: String) -> Bool {

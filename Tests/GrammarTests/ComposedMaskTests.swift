@@ -107,11 +107,11 @@ import Testing
     }
 
     /// A number-byte vocabulary: single bytes plus multi-byte digit, fraction and exponent tokens.
-    static let numberVocabulary: (vocabulary: Vocabulary, tokens: [[UInt8]]) = {
+    static let numberVocabulary: (vocabulary: GrammarVocabulary, tokens: [[UInt8]]) = {
         var tokens: [[UInt8]] = (0..<256).map { [UInt8($0)] }
         for t in ["25", "50", "5.", ".5", ".0", "0e", "e1", "e-1", "e+1", "1e1", "00", "2.5", "\"}", ",\"", "e-0", "e-2", "e-3", "123", "000", ".5e-1", "2e-0"] { tokens.append(Array(t.utf8)) }
         tokens.append(Array("</s>".utf8))
-        return (Vocabulary(tokens: tokens, endOfGeneration: [tokens.count - 1]), tokens)
+        return (GrammarVocabulary(tokens: tokens, endOfGeneration: [tokens.count - 1]), tokens)
     }()
 
     /// Bounded integers whose literal has a fraction or an exponent (`2.5e1`, `20e-1`): the mask
@@ -148,7 +148,7 @@ import Testing
     /// Walks `prefix` byte by byte, computing a mask before each byte (so masks of earlier states
     /// are cached too), then returns the tokens whose bit in the next mask disagrees with
     /// acceptance; nil when the prefix leaves the grammar.
-    static func maskDisagreements(_ g: Grammar, _ v: Vocabulary, _ tokens: [[UInt8]], after prefix: [UInt8]) -> [String]? {
+    static func maskDisagreements(_ g: Grammar, _ v: GrammarVocabulary, _ tokens: [[UInt8]], after prefix: [UInt8]) -> [String]? {
         let m = GrammarMatcher(grammar: g, vocabulary: v)
         var mask = [UInt64](repeating: 0, count: v.maskWordCount)
         for b in prefix {

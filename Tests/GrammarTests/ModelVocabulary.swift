@@ -7,7 +7,7 @@ import Grammar
 /// vocabulary does not. Fails, never skips, when the model is missing.
 enum ModelVocabulary {
     struct Loaded: Sendable {
-        let vocabulary: Vocabulary
+        let vocabulary: GrammarVocabulary
         /// Token byte strings by id (empty for control tokens).
         let tokens: [[UInt8]]
     }
@@ -74,7 +74,7 @@ enum ModelVocabulary {
             }
             tokens.append(bytes)
         }
-        return Loaded(vocabulary: Vocabulary(tokens: tokens, endOfGeneration: [eos]), tokens: tokens)
+        return Loaded(vocabulary: GrammarVocabulary(tokens: tokens, endOfGeneration: [eos]), tokens: tokens)
     }
 
     /// Little-endian GGUF metadata reader (bounds-checked: a truncated file is an error).

@@ -46,7 +46,7 @@ import Testing
         return b
     }
 
-    static let vocabulary = Vocabulary(tokens: (0..<256).map { [UInt8($0)] } + ["{\"", "\":", "true", "null", "ab"].map { Array($0.utf8) } + [[]],
+    static let vocabulary = GrammarVocabulary(tokens: (0..<256).map { [UInt8($0)] } + ["{\"", "\":", "true", "null", "ab"].map { Array($0.utf8) } + [[]],
                                        endOfGeneration: [261])
 
     /// Compiles every mutant; checks the first mask of those that compile against `isAllowed`.
@@ -147,7 +147,7 @@ import Testing
     /// target in a mutated chess grammar (`pawn ::= ([a-h] "x")? [] [1-8] …`). `[]` is now the
     /// empty language: its branch is dead, the rest of the grammar is enforced as written.
     @Test func emptyCharacterClassIsTheEmptyLanguage() throws {
-        let bytes = Vocabulary(tokens: (0..<256).map { [UInt8($0)] } + [[]], endOfGeneration: [256])
+        let bytes = GrammarVocabulary(tokens: (0..<256).map { [UInt8($0)] } + [[]], endOfGeneration: [256])
         let g = try Grammar(gbnf: #"root ::= "x" ([] "z" | "y") "!""#)
         let m = GrammarMatcher(grammar: g, vocabulary: bytes)
         #expect(m.accept(bytes: Array("x".utf8)))

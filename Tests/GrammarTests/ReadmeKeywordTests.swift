@@ -125,7 +125,7 @@ import Testing
     @Test func everyKeywordTheCompilerHandlesIsListed() throws {
         let listed = Set(try Self.readmeList("JSON Schema keywords"))
         let source = try String(contentsOf: SharedData.packageRoot.appendingPathComponent(
-            "Sources/Grammar/JSONSchemaCompiler.swift"), encoding: .utf8)
+            "Sources/Grammar/Schema/JSONSchemaCompiler.swift"), encoding: .utf8)
         var handled: Set<String> = []
         for line in source.split(separator: "\n") {
             let trimmed = line.drop(while: { $0 == " " })

@@ -11,7 +11,7 @@ enum TestVocab {
     ]
     static let eos = 256 + extra.count + 1
 
-    static let shared: Vocabulary = {
+    static let shared: GrammarVocabulary = {
         var toks: [[UInt8]] = (0..<256).map { [UInt8($0)] }
         for e in extra { toks.append(Array(e.utf8)) }
         toks.append([])  // a control token: never allowed
@@ -19,11 +19,11 @@ enum TestVocab {
         // Tokens that split a multi-byte character: the first two bytes of "日" and the last one.
         toks.append([0xE6, 0x97])
         toks.append([0xA5])
-        return Vocabulary(tokens: toks, endOfGeneration: [eos])
+        return GrammarVocabulary(tokens: toks, endOfGeneration: [eos])
     }()
 
     /// Greedy longest-match tokenization over the vocabulary (tests only).
-    static func tokenize(_ text: String, _ v: Vocabulary = shared) -> [Int] {
+    static func tokenize(_ text: String, _ v: GrammarVocabulary = shared) -> [Int] {
         let bytes = Array(text.utf8)
         var byBytes: [[UInt8]: Int] = [:]
         var maxLen = 1
@@ -49,7 +49,7 @@ enum Replay {
     /// Feeds `text` token by token, checking each token is inside the mask computed just before it;
     /// returns nil when the whole text and then end-of-generation were accepted, else the index of
     /// the first token the mask excluded (tokens.count when only the final EOS was refused).
-    static func firstRejected(_ g: Grammar, _ text: String, _ v: Vocabulary = TestVocab.shared) -> Int? {
+    static func firstRejected(_ g: Grammar, _ text: String, _ v: GrammarVocabulary = TestVocab.shared) -> Int? {
         let m = GrammarMatcher(grammar: g, vocabulary: v)
         var mask = [UInt64](repeating: 0, count: v.maskWordCount)
         let toks = TestVocab.tokenize(text, v)

@@ -6,7 +6,7 @@ import LoomJSON
 
 /// Replays text through a grammar token by token, every token checked against the mask first.
 struct ToolCallingReplay: Sendable {
-    let vocabulary: Vocabulary
+    let vocabulary: GrammarVocabulary
     let tokenize: @Sendable (String) -> [Int]
 
     /// A byte-level vocabulary with the markers and some JSON pieces as whole tokens.
@@ -16,7 +16,7 @@ struct ToolCallingReplay: Sendable {
         var tokens: [[UInt8]] = (0..<256).map { [UInt8($0)] }
         tokens += extra.map { Array($0.utf8) }
         tokens.append(Array("</s>".utf8))
-        let v = Vocabulary(tokens: tokens, endOfGeneration: [tokens.count - 1])
+        let v = GrammarVocabulary(tokens: tokens, endOfGeneration: [tokens.count - 1])
         var table: [[UInt8]: Int] = [:]
         for t in 0..<(tokens.count - 1) { table[tokens[t]] = t }
         let byBytes = table
@@ -188,7 +188,7 @@ struct ToolCallingReplay: Sendable {
         let tokenizer = try Tokenizer(gguf: file)
         let dialect = ToolCallDialect.fallback
         let bytes = ToolCallingVocabulary.grammarTokenBytes(of: tokenizer, markers: dialect.markers)
-        let vocab = Vocabulary(tokens: bytes, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
+        let vocab = GrammarVocabulary(tokens: bytes, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         let real = ToolCallingReplay(vocabulary: vocab) { tokenizer.encode($0).map(Int.init) }
 
         let allowed = try ToolCallGrammar.make(tools: tools, dialect: dialect)

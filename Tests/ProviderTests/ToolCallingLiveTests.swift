@@ -21,7 +21,7 @@ import LoomJSON
                                          bosToken: file.bosTokenText, eosToken: file.eosTokenText)
         let grammar = try #require(try support.grammar(tools: tools, mode: .required, response: nil, thinking: false,
                                                             renderedPrompt: prompt, maximumCalls: 1))
-        let vocab = Vocabulary(tokens: support.grammarTokenBytes(of: tokenizer), endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
+        let vocab = GrammarVocabulary(tokens: support.grammarTokenBytes(of: tokenizer), endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         let matcher = GrammarMatcher(grammar: grammar, vocabulary: vocab)
         let model = try ModelStore.shared.model(path: SharedData.defaultModel)
         let engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(contextLength: 1024))

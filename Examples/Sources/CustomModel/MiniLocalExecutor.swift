@@ -13,7 +13,7 @@ final class MiniLocalExecutor: LanguageModelExecutor {
     let tokenizer: Tokenizer
     let template: ChatTemplate?
     /// The tokenizer's vocabulary as Grammar sees it (byte strings), built once per executor.
-    let vocabulary: Vocabulary
+    let vocabulary: GrammarVocabulary
     let engines: EnginePool
 
     /// Loads the model (shared with anyone else who loaded the same file) and its tokenizer.
@@ -24,7 +24,7 @@ final class MiniLocalExecutor: LanguageModelExecutor {
         tokenizer = try Tokenizer(gguf: model.file)
         template = try model.file.chatTemplate()
         let tokenizer = self.tokenizer
-        vocabulary = Vocabulary(
+        vocabulary = GrammarVocabulary(
             tokens: (0..<tokenizer.vocabularySize).map { tokenizer.tokenBytes(Int32($0)) },
             endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         engines = EnginePool {

@@ -10,7 +10,7 @@ public final class CheckedMatcher {
 
     public let grammar: Grammar
     public let matcher: GrammarMatcher
-    let vocabulary: Vocabulary
+    let vocabulary: GrammarVocabulary
     /// The mask after each accepted step (index = `acceptedCount`).
     var masks: [[UInt64]] = []
     var steps: [Step] = []

@@ -24,5 +24,5 @@ public enum SmallVocabulary {
     /// The control-token id.
     public static let control = tokens.count - 1
     /// The shared vocabulary.
-    public static let vocabulary = Vocabulary(tokens: tokens, endOfGeneration: [endOfGeneration])
+    public static let vocabulary = GrammarVocabulary(tokens: tokens, endOfGeneration: [endOfGeneration])
 }

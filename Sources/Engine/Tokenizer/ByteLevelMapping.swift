@@ -4,16 +4,6 @@
 /// (controls, space, DEL, NBSP, soft hyphen) are assigned U+0100, U+0101, … in byte order, so that
 /// every token text is printable and whitespace-free (space becomes `Ġ`, newline `Ċ`).
 enum ByteLevelMapping {
-    /// The code point standing for each byte.
-    static let scalarForByte: [UInt32] = {
-        var table = [UInt32](repeating: 0, count: 256)
-        var next: UInt32 = 256
-        for b in 0..<256 {
-            if isSelfMapped(UInt8(b)) { table[b] = UInt32(b) } else { table[b] = next; next += 1 }
-        }
-        return table
-    }()
-
     /// The byte a code point stands for, or nil when it is not part of the mapping.
     @inline(__always)
     static func byte(for scalar: UInt32) -> UInt8? {

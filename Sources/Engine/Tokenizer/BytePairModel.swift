@@ -15,7 +15,7 @@ struct BytePairModel: Sendable {
     private let merges: PairTable
     let ignoresMerges: Bool
 
-    init(vocabulary v: Vocabulary, merges mergeValues: [GGUFValue], ignoresMerges: Bool) throws(TokenizerError) {
+    init(vocabulary v: TokenizerVocabulary, merges mergeValues: [GGUFValue], ignoresMerges: Bool) throws(TokenizerError) {
         var table = ByteStringTable(expectedCount: v.count + mergeValues.count / 8)
         var tokenFor: [Int32] = []
         tokenFor.reserveCapacity(v.count)

@@ -19,51 +19,12 @@ struct PreTokenizer: Sendable {
     /// The pre-tokenizer for `name`; throws for names llama.cpp does not define (or Loom does not implement).
     init(name rawName: String?) throws(TokenizerError) {
         let name = rawName ?? "default"
+        guard let recipe = PreTokenizer.recipes[name] else { throw .unknownPreTokenizer(name) }
         self.name = name
-        var ignoresMerges = false
-        var cleans = true
-        var addsBOS = false
-        switch name {
-        case "default":
-            stages = [.run(.defaultPunctuation), .gpt2, .run(.number), .asciiDigitTriples]
-        case "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2":
-            stages = [.llama3(digitGroup: 3)]
-            ignoresMerges = true
-            addsBOS = true
-        case "dbrx", "smaug-bpe":
-            stages = [.llama3(digitGroup: 3)]
-        case "deepseek-llm":
-            stages = [.single(.newline), .optionalWhitespaceThenRun(.deepseekLetters),
-                      .optionalWhitespaceThenRun(.deepseekPunctuation), .trailingWhitespace,
-                      .run(.cjk), .run(.number)]
-            cleans = false
-        case "deepseek-coder":
-            stages = [.single(.newline), .optionalWhitespaceThenRun(.letter),
-                      .optionalWhitespaceThenRun(.punctuation), .run(.cjk), .single(.number)]
-            cleans = false
-        case "falcon":
-            stages = [.run(.falconPunctuation), .gpt2, .asciiDigitTriples]
-        case "starcoder", "refact", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2", "command-r":
-            stages = [.single(.number), .gpt2]
-            if name == "smollm" || name == "command-r" { cleans = false }
-        case "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0",
-             "mellum", "modern-bert", "jina-v1-en", "jina-v2-code", "roberta-bpe", "mpt", "olmo", "jais",
-             "exaone4", "gpt-neox":
-            // `gpt-neox` is not a llama.cpp name, but GPT-NeoX tokenizers use exactly the GPT-2
-            // expression (llama.cpp's MPT/OLMo types are NeoX tokenizers).
-            stages = [.gpt2]
-        case "trillion", "granite-docling":
-            stages = [.gpt2]
-            cleans = false
-        case "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "megrez", "stablelm2", "hunyuan", "solar-open":
-            stages = [.llama3(digitGroup: 1)]
-            if name != "megrez" && name != "stablelm2" { cleans = false }
-        default:
-            throw .unknownPreTokenizer(name)
-        }
-        self.ignoresMerges = ignoresMerges
-        self.cleansUpSpaces = cleans
-        self.addsBOSByDefault = addsBOS
+        stages = recipe.stages
+        ignoresMerges = recipe.ignoresMerges
+        cleansUpSpaces = recipe.cleansUpSpaces
+        addsBOSByDefault = recipe.addsBOSByDefault
     }
 
     /// Splits `scalars[0..<count]` (with their classes) into words; returns the end index of each

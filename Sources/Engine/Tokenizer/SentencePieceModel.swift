@@ -12,7 +12,7 @@ struct SentencePieceModel: Sendable {
     private let byteToken: [Int32]
     private let unknown: Int32?
 
-    init(vocabulary v: Vocabulary) {
+    init(vocabulary v: TokenizerVocabulary) {
         var table = ByteStringTable(expectedCount: v.count)
         var tokenFor: [Int32] = []
         tokenFor.reserveCapacity(v.count)

@@ -16,7 +16,7 @@ struct SpecialTokenSplitter: Sendable {
 
     private struct Candidate: Sendable {
         let id: Int32
-        let range: Range<Int>  // in Vocabulary.textBytes
+        let range: Range<Int>  // in TokenizerVocabulary.textBytes
         /// User-defined tokens are split out even when special parsing is off.
         let alwaysSplit: Bool
         let leftStrip: Bool
@@ -29,7 +29,7 @@ struct SpecialTokenSplitter: Sendable {
     private let byFirstByte: [[Int32]]
     private let textBytes: [UInt8]
 
-    init(vocabulary v: Vocabulary) {
+    init(vocabulary v: TokenizerVocabulary) {
         var list: [Candidate] = []
         for i in 0..<v.count {
             let a = v.attributes[i]

@@ -1,3 +1,5 @@
+import LoomJSON
+
 /// Turns token ids into text one at a time, returning only complete UTF-8: a character whose bytes
 /// are spread over several tokens (byte-fallback pieces, byte-level BPE) is held back until its
 /// last byte arrives, so streamed text never shows half a code point.
@@ -79,25 +81,11 @@ public struct StreamingDecoder: Sendable {
         while k <= min(3, total) {
             let lead = byte(total - k)
             if lead & 0xC0 == 0x80 { k += 1; continue }  // continuation byte: keep looking back
-            let need: Int
-            switch lead {
-            case 0xC2...0xDF: need = 2
-            case 0xE0...0xEF: need = 3
-            case 0xF0...0xF4: need = 4
-            default: return 0  // ASCII or a byte that cannot start a character
-            }
-            guard k < need else { return 0 }  // complete (or over-long and invalid anyway)
+            // ASCII or a byte that cannot start a character: nothing is pending.
+            guard let sequence = UTF8LeadByte(lead), sequence.continuationCount > 0 else { return 0 }
+            guard k <= sequence.continuationCount else { return 0 }  // complete (or over-long and invalid anyway)
             // The second byte of some leads has a narrower range; a mismatch can never complete.
-            if k >= 2 {
-                let second = byte(total - k + 1)
-                switch lead {
-                case 0xE0: if second < 0xA0 { return 0 }
-                case 0xED: if second > 0x9F { return 0 }
-                case 0xF0: if second < 0x90 { return 0 }
-                case 0xF4: if second > 0x8F { return 0 }
-                default: break
-                }
-            }
+            if k >= 2 && !sequence.firstContinuation.contains(byte(total - k + 1)) { return 0 }
             return k
         }
         return 0

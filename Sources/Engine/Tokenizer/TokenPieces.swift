@@ -9,7 +9,7 @@ struct TokenPieces: Sendable {
     /// Tokens hidden unless special tokens are rendered (control and unknown).
     let hidden: [Bool]
 
-    init(vocabulary v: Vocabulary, byteLevel: Bool) {
+    init(vocabulary v: TokenizerVocabulary, byteLevel: Bool) {
         var out: [UInt8] = []
         out.reserveCapacity(v.textBytes.count)
         var starts: [Int32] = [0]

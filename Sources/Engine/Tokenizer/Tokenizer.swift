@@ -6,16 +6,16 @@
 /// Special tokens are split out of the text first; control tokens are produced only when asked to
 /// parse them, so user text can never inject a control token.
 public final class Tokenizer: Sendable {
-    /// The two tokenizer families (values of `tokenizer.ggml.model`).
-    public enum Model: String, Sendable {
+    /// The two tokenizer algorithms (values of `tokenizer.ggml.model`).
+    public enum Algorithm: String, Sendable {
         /// SentencePiece-style (`llama`).
         case sentencePiece = "llama"
         /// GPT-2 style byte-level BPE (`gpt2`).
         case bytePair = "gpt2"
     }
 
-    /// Which family this vocabulary is.
-    public let model: Model
+    /// The tokenizer algorithm of this vocabulary (`tokenizer.ggml.model`).
+    public let algorithm: Algorithm
     /// The pre-tokenizer name (`tokenizer.ggml.pre`) for BPE vocabularies, nil for SentencePiece.
     public let preTokenizerName: String?
     /// The beginning-of-sequence token, if the vocabulary has one.
@@ -42,7 +42,7 @@ public final class Tokenizer: Sendable {
     /// vocabulary (`decode` never does; exposed for callers that need that rendering).
     public let cleansUpSpaces: Bool
 
-    let vocabulary: Vocabulary
+    let vocabulary: TokenizerVocabulary
     let pieces: TokenPieces
     private let splitter: SpecialTokenSplitter
     private let sentencePiece: SentencePieceModel?
@@ -59,8 +59,8 @@ public final class Tokenizer: Sendable {
     public init(metadata: [String: GGUFValue]) throws(TokenizerError) {
         guard let modelValue = metadata["tokenizer.ggml.model"] else { throw .missingKey("tokenizer.ggml.model") }
         guard let modelName = modelValue.stringValue else { throw .wrongValueType(key: "tokenizer.ggml.model", expected: "a string") }
-        guard let model = Model(rawValue: modelName) else { throw .unsupportedModel(modelName) }
-        self.model = model
+        guard let algorithm = Algorithm(rawValue: modelName) else { throw .unsupportedModel(modelName) }
+        self.algorithm = algorithm
 
         func flag(_ key: String) throws(TokenizerError) -> Bool? {
             guard let v = metadata[key] else { return nil }
@@ -68,9 +68,9 @@ public final class Tokenizer: Sendable {
             return b
         }
 
-        switch model {
+        switch algorithm {
         case .sentencePiece:
-            let v = try Vocabulary(metadata: metadata, defaultBOS: 1, defaultEOS: 2, defaultUnknown: 0)
+            let v = try TokenizerVocabulary(metadata: metadata, defaultBOS: 1, defaultEOS: 2, defaultUnknown: 0)
             vocabulary = v
             preTokenizerName = nil
             preTokenizer = nil
@@ -89,7 +89,7 @@ public final class Tokenizer: Sendable {
                 preName = nil  // files from before the key existed: llama.cpp's `default`
             }
             let pre = try PreTokenizer(name: preName)
-            let v = try Vocabulary(metadata: metadata, defaultBOS: nil, defaultEOS: nil, defaultUnknown: nil)
+            let v = try TokenizerVocabulary(metadata: metadata, defaultBOS: nil, defaultEOS: nil, defaultUnknown: nil)
             guard let mergesValue = metadata["tokenizer.ggml.merges"] else { throw .missingKey("tokenizer.ggml.merges") }
             guard let merges = mergesValue.arrayValue else {
                 throw .wrongValueType(key: "tokenizer.ggml.merges", expected: "an array of strings")
@@ -135,7 +135,7 @@ public final class Tokenizer: Sendable {
         var utf8 = text
         utf8.withUTF8 { bytes in
             let fragments = splitter.partition(bytes, parseSpecial: parseSpecial)
-            switch model {
+            switch algorithm {
             case .sentencePiece: encodeSentencePiece(bytes, fragments, &output)
             case .bytePair: encodeBytePair(bytes, fragments, &output)
             }
@@ -270,6 +270,14 @@ public final class Tokenizer: Sendable {
 }
 
 extension Tokenizer {
+    /// The tokenizer algorithm under its former name, which read as the loaded model (`Engine.Model`).
+    @available(*, deprecated, renamed: "Algorithm")
+    public typealias Model = Algorithm
+
+    /// The tokenizer algorithm under its former name.
+    @available(*, deprecated, renamed: "algorithm")
+    public var model: Algorithm { algorithm }
+
     /// The words a byte-level BPE pre-tokenizer cuts `text` into, before any merging and without
     /// special-token splitting. For inspecting and testing pre-tokenizers.
     /// - Parameter name: a `tokenizer.ggml.pre` value (`llama-bpe`, `qwen2`, …).

@@ -14,7 +14,7 @@ final class GuidedDecoding {
     /// the fallback spelling of a plan the tokenizer's own spelling does not fit.
     private let byteTokens: [Int32]
 
-    init(grammar: Grammar, vocabulary: Vocabulary, tokenizer: Tokenizer, byteTokens: [Int32]) {
+    init(grammar: Grammar, vocabulary: GrammarVocabulary, tokenizer: Tokenizer, byteTokens: [Int32]) {
         matcher = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
         planner = GrammarCompletionPlanner(matcher: matcher)
         mask = [UInt64](repeating: 0, count: vocabulary.maskWordCount)

@@ -44,7 +44,7 @@ final class LocalRuntime: Sendable {
     let reasoning: ReasoningMarkers?
     /// Control tokens that spell dialect or reasoning markers: decoded as their text.
     let markerTokens: Set<Int32>
-    let vocabulary: Vocabulary
+    let vocabulary: GrammarVocabulary
     let byteTokens: [Int32]
     let pool: EnginePool
     let prefixCache: PrefixCache
@@ -91,7 +91,7 @@ final class LocalRuntime: Sendable {
         let size = max(weights.config.vocabularySize, tokenizer.vocabularySize)
         var pieces = ToolCallingVocabulary.grammarTokenBytes(of: tokenizer, markers: markers)
         while pieces.count < size { pieces.append([]) }
-        vocabulary = Vocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
+        vocabulary = GrammarVocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         byteTokens = GuidedDecoding.byteTokens(tokenizer: tokenizer, size: size)
         let cache = PrefixCache(byteBudget: Self.prefixCacheBytes)
         prefixCache = cache
@@ -236,7 +236,7 @@ extension LocalLanguageModel {
         var dialect: ToolCallDialect { runtime.dialect }
         var reasoning: ReasoningMarkers? { runtime.reasoning }
         var markerTokens: Set<Int32> { runtime.markerTokens }
-        var vocabulary: Vocabulary { runtime.vocabulary }
+        var vocabulary: GrammarVocabulary { runtime.vocabulary }
         var byteTokens: [Int32] { runtime.byteTokens }
         var pool: EnginePool { runtime.pool }
         var workerThreads: WorkerThread.Count { runtime.workerThreads }

@@ -35,7 +35,7 @@ public enum ToolCallingVocabulary {
         return out
     }
 
-    /// Every token's byte string for the grammar's `Vocabulary`: the decoded bytes, except that
+    /// Every token's byte string for `GrammarVocabulary`: the decoded bytes, except that
     /// control tokens spelling one of `markers` get their text (so the grammar can emit them).
     public static func grammarTokenBytes(of tokenizer: Tokenizer, markers: [String]) -> [[UInt8]] {
         let special = markerTokenIDs(of: tokenizer, markers: markers)

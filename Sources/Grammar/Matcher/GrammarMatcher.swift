@@ -9,7 +9,7 @@ public final class GrammarMatcher {
     /// The compiled grammar.
     public let grammar: Grammar
     /// The vocabulary masks are computed over.
-    public let vocabulary: Vocabulary
+    public let vocabulary: GrammarVocabulary
     let automaton: GrammarAutomaton
     private let cache: MaskCache
     /// Configuration after each accepted step; `history[0]` is the start. -3 marks termination.
@@ -26,12 +26,12 @@ public final class GrammarMatcher {
 
 
     /// A matcher at the start of the grammar.
-    public convenience init(grammar: Grammar, vocabulary: Vocabulary) {
+    public convenience init(grammar: Grammar, vocabulary: GrammarVocabulary) {
         self.init(grammar: grammar, vocabulary: vocabulary, automaton: GrammarAutomaton(grammar),
                   cache: MaskCache(words: vocabulary.maskWordCount))
     }
 
-    init(grammar: Grammar, vocabulary: Vocabulary, automaton: GrammarAutomaton, cache: MaskCache) {
+    init(grammar: Grammar, vocabulary: GrammarVocabulary, automaton: GrammarAutomaton, cache: MaskCache) {
         self.grammar = grammar
         self.vocabulary = vocabulary
         self.automaton = automaton
@@ -236,14 +236,21 @@ public final class GrammarMatcher {
         let c = current
         guard c >= 0, token >= 0, token < vocabulary.size else { return false }
         if vocabulary.isEndOfGeneration(token) { return automaton.cfgAccept[Int(c)] }
+        return state(after: token, from: c) != nil
+    }
+
+    /// The configuration after `token`'s bytes from `c`; nil when a byte is rejected or the token
+    /// has no bytes (a control token, never allowed by a mask).
+    @inline(__always)
+    private func state(after token: Int, from c: Int32) -> Int32? {
         let a = Int(vocabulary.tokenOffsets[token]), b = Int(vocabulary.tokenOffsets[token + 1])
-        if a == b { return false }
+        if a == b { return nil }
         var s = c
         for k in a..<b {
             s = automaton.next(s, vocabulary.tokenBytes[k])
-            if s < 0 { return false }
+            if s < 0 { return nil }
         }
-        return true
+        return s
     }
 
     /// Advances by one token; false (state unchanged) when the token is not allowed.
@@ -256,13 +263,7 @@ public final class GrammarMatcher {
             history.append(GrammarMatcher.terminated)
             return true
         }
-        let a = Int(vocabulary.tokenOffsets[token]), b = Int(vocabulary.tokenOffsets[token + 1])
-        if a == b { return false }
-        var s = c
-        for k in a..<b {
-            s = automaton.next(s, vocabulary.tokenBytes[k])
-            if s < 0 { return false }
-        }
+        guard let s = state(after: token, from: c) else { return false }
         history.append(s)
         return true
     }
@@ -308,47 +309,5 @@ public final class GrammarMatcher {
             c = next
         }
         return out
-    }
-}
-
-/// Masks computed per configuration, so a state reached again costs one copy.
-///
-/// Stored in fixed blocks that never move (doubling one buffer meant copying up to hundreds of
-/// megabytes in the middle of a mask).
-final class MaskCache {
-    let words: Int
-    private var slot: [Int32] = []
-    private var blocks: [UnsafeMutablePointer<UInt64>] = []
-    private var used = 0
-    private let perBlock: Int
-    /// Memory bound for cached masks.
-    static let maxBytes = 256 << 20
-
-    init(words: Int) {
-        self.words = words
-        perBlock = max(1, (256 << 10) / (words * 8))
-    }
-
-    deinit { for b in blocks { b.deallocate() } }
-
-    func lookup(_ c: Int32) -> UnsafeMutablePointer<UInt64>? {
-        let i = Int(c)
-        guard i >= 0, i < slot.count else { return nil }
-        let k = Int(slot[i])
-        guard k >= 0 else { return nil }
-        return blocks[k / perBlock] + (k % perBlock) * words
-    }
-
-    func store(_ c: Int32, _ mask: UnsafeMutablePointer<UInt64>) {
-        let i = Int(c)
-        if i < slot.count, slot[i] >= 0 { return }
-        if used == blocks.count * perBlock {
-            guard (used + perBlock) * words * 8 <= MaskCache.maxBytes else { return }
-            blocks.append(.allocate(capacity: perBlock * words))
-        }
-        if i >= slot.count { slot.append(contentsOf: repeatElement(-1, count: i + 1 - slot.count + 64)) }
-        (blocks[used / perBlock] + (used % perBlock) * words).initialize(from: mask, count: words)
-        slot[i] = Int32(used)
-        used += 1
     }
 }

@@ -1,3 +1,5 @@
+import LoomJSON
+
 /// The trie walk for a lone JSON string frame, with the string's state unpacked into a few
 /// integers instead of interned configurations.
 ///
@@ -100,21 +102,14 @@ extension StringWalkState {
             if b == 0x22 { return false }
             if b == 0x5C { phase = pEscape; return true }
             if b < 0x20 { return false }
-            var n: Int32 = 0, l: Int32 = 0x80, h: Int32 = 0xBF
-            switch b {
-            case 0x20...0x7F: n = 0
-            case 0xC2...0xDF: n = 1
-            case 0xE0: n = 2; l = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: n = 2
-            case 0xED: n = 2; h = 0x9F
-            case 0xF0: n = 3; l = 0x90
-            case 0xF1...0xF3: n = 3
-            case 0xF4: n = 3; h = 0x8F
-            default: return false
-            }
+            guard let lead = UTF8LeadByte(b) else { return false }
             if !countChar(spec) { return false }
             if !feed(spec, b) { return false }
-            if n > 0 { need = n; lo = l; hi = h }
+            if lead.continuationCount > 0 {
+                need = Int32(lead.continuationCount)
+                lo = Int32(lead.firstContinuation.lowerBound)
+                hi = Int32(lead.firstContinuation.upperBound)
+            }
             return true
         case pEscape:
             let decoded: UInt8

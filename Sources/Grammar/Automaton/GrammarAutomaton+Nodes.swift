@@ -1,3 +1,5 @@
+import LoomJSON
+
 /// Per-node semantics for the automaton's slow path: what each node does in each state.
 ///
 /// A frame either consumes a byte (`consume`), or moves without input (`forEachMove`): it calls a
@@ -288,21 +290,14 @@ extension GrammarAutomaton {
             } else if b < 0x20 {
                 return -1
             } else {
-                var need: Int32 = 0, lo: Int32 = 0x80, hi: Int32 = 0xBF
-                switch b {
-                case 0x20...0x7F: need = 0
-                case 0xC2...0xDF: need = 1
-                case 0xE0: need = 2; lo = 0xA0
-                case 0xE1...0xEC, 0xEE...0xEF: need = 2
-                case 0xED: need = 2; hi = 0x9F
-                case 0xF0: need = 3; lo = 0x90
-                case 0xF1...0xF3: need = 3
-                case 0xF4: need = 3; hi = 0x8F
-                default: return -1
-                }
+                guard let lead = UTF8LeadByte(b) else { return -1 }
                 if !countChar(spec, &a) { return -1 }
                 if !feed(spec, &a, b) { return -1 }
-                if need > 0 { a[sNeed] = need; a[sLo] = lo; a[sHi] = hi }
+                if lead.continuationCount > 0 {
+                    a[sNeed] = Int32(lead.continuationCount)
+                    a[sLo] = Int32(lead.firstContinuation.lowerBound)
+                    a[sHi] = Int32(lead.firstContinuation.upperBound)
+                }
             }
         case pEscape:
             var decoded: UInt8

@@ -3,8 +3,8 @@
 /// A number that tracks its literal (bounds, `multipleOf`, exclusions) gets a new state for every
 /// digit string, and as part of a configuration that state is repeated under every parser context
 /// the number appears in (each object with a different set of members seen, each array position).
-/// Walking the token trie from such a configuration used to intern a thousand configurations per
-/// context (all the digit tokens of a 128k vocabulary), which dominated the slowest masks.
+/// Walking the whole token trie from such a configuration would intern a thousand configurations
+/// per context (all the digit tokens of a 128k vocabulary), enough to dominate the slowest masks.
 ///
 /// A configuration's mask is the union of the masks of its stacks (each stack steps on its own).
 /// For a stack whose top frame is a number, tokens made only of number bytes (`0-9 . e E + -`) are

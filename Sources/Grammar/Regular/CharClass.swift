@@ -60,18 +60,6 @@ struct CharClass: Hashable, Sendable {
 
     func contains(_ c: UInt32) -> Bool { ranges.contains { $0.contains(c) } }
 
-    /// Adds the other-case counterparts of ASCII letters (for case-insensitive literals).
-    var asciiCaseFolded: CharClass {
-        var out = self
-        for r in ranges {
-            let a = max(r.lowerBound, 0x41), b = min(r.upperBound, 0x5A)
-            if a <= b { out.add((a + 32)...(b + 32)) }
-            let c = max(r.lowerBound, 0x61), d = min(r.upperBound, 0x7A)
-            if c <= d { out.add((c - 32)...(d - 32)) }
-        }
-        return out
-    }
-
     /// The class as sequences of byte ranges, one per UTF-8 length/prefix block; surrogates excluded.
     var utf8Sequences: [[ClosedRange<UInt8>]] {
         var out: [[ClosedRange<UInt8>]] = []

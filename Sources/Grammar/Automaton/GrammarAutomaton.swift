@@ -56,8 +56,6 @@ final class GrammarAutomaton {
     static let workBudget = 5_000_000
     /// Stack expansions done so far.
     private(set) var work_ = 0
-    /// True once the work budget ran out (masks may then exclude valid continuations).
-    var isExhausted: Bool { work_ > GrammarAutomaton.workBudget }
     /// Upper bound on configurations per automaton (each costs a 1 KiB transition row).
     static let maxConfigurations = 1 << 20
 

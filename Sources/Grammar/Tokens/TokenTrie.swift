@@ -1,0 +1,65 @@
+/// A byte trie over a set of tokens, flat in depth-first order; each node knows where its subtree
+/// ends, so a walk skips everything below a rejected prefix in O(1).
+final class TokenTrie: @unchecked Sendable {
+    // @unchecked: written only in `init`.
+    let nodeCount: Int
+    let byte: UnsafeMutablePointer<UInt8>
+    let depth: UnsafeMutablePointer<Int32>   // 1 for children of the root
+    let skip: UnsafeMutablePointer<Int32>    // index just past the subtree
+    let tokStart: UnsafeMutablePointer<Int32>
+    let tokEnd: UnsafeMutablePointer<Int32>
+    let tokens: UnsafeMutablePointer<Int32>
+    let maxDepth: Int
+
+    init(tokens all: [[UInt8]], ids unsorted: [Int]) {
+        let ids = unsorted.sorted { all[$0].lexicographicallyPrecedes(all[$1]) }
+        var bytes: [UInt8] = [], depth: [Int32] = [], skip: [Int32] = []
+        var tokStart: [Int32] = [], tokEnd: [Int32] = [], list: [Int32] = []
+        var open: [Int] = []  // node index per depth-1 on the current path
+        var prev: [UInt8] = []
+        var maxLen = 0
+        for id in ids {
+            let t = all[id]
+            maxLen = max(maxLen, t.count)
+            var common = 0
+            while common < min(t.count, prev.count), t[common] == prev[common] { common += 1 }
+            if common == t.count && common == prev.count {
+                // Same bytes as the previous token: share its node (its token run stays contiguous).
+                list.append(Int32(id))
+                tokEnd[open[t.count - 1]] += 1
+                continue
+            }
+            while open.count > common { skip[open.removeLast()] = Int32(bytes.count) }
+            for k in common..<t.count {
+                open.append(bytes.count)
+                bytes.append(t[k])
+                depth.append(Int32(k + 1))
+                skip.append(0)
+                tokStart.append(Int32(list.count))
+                tokEnd.append(Int32(list.count))
+            }
+            list.append(Int32(id))
+            tokEnd[bytes.count - 1] += 1
+            prev = t
+        }
+        while let o = open.popLast() { skip[o] = Int32(bytes.count) }
+        nodeCount = bytes.count
+        maxDepth = maxLen
+        func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
+            let p = UnsafeMutablePointer<T>.allocate(capacity: max(a.count, 1))
+            for (i, x) in a.enumerated() { (p + i).initialize(to: x) }
+            return p
+        }
+        self.byte = copy(bytes)
+        self.depth = copy(depth)
+        self.skip = copy(skip)
+        self.tokStart = copy(tokStart)
+        self.tokEnd = copy(tokEnd)
+        self.tokens = copy(list)
+    }
+
+    deinit {
+        byte.deallocate(); depth.deallocate(); skip.deallocate()
+        tokStart.deallocate(); tokEnd.deallocate(); tokens.deallocate()
+    }
+}
