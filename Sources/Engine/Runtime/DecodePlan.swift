@@ -31,8 +31,8 @@ final class DecodePlan {
         ffnNorms = .allocate(capacity: max(blockCount, 1))
         func part(_ m: WeightMatrix, _ y: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>? = nil,
                   accumulate: Bool = false) -> loom_matvec_part {
-            loom_matvec_part(type: m.type, w: m.data, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y, bias: bias,
-                             accumulate: accumulate ? 1 : 0)
+            loom_matvec_part(type: m.type, w: m.data, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y, ldy: 0,
+                             bias: bias, accumulate: accumulate ? 1 : 0)
         }
         for (l, b) in w.blocks.enumerated() {
             (attentionNorms + l).initialize(to: b.attentionNorm)
