@@ -10,6 +10,7 @@ let package = Package(
     name: "Loom",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "LoomSupport", targets: ["LoomSupport"]),
         .library(name: "LoomJSON", targets: ["LoomJSON"]),
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Grammar", targets: ["Grammar"]),
@@ -28,35 +29,37 @@ let package = Package(
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
+        // The one lock (`Locked`), `CancellationFlag` and the one dedicated-thread helper; no dependencies.
+        .target(name: "LoomSupport"),
         // Order-preserving, lossless JSON shared by every layer (schemas, templates, CLI, HTTP).
         .target(name: "LoomJSON"),
-        .target(name: "Engine", dependencies: ["CTensor", "LoomJSON"]),
-        .target(name: "Grammar", dependencies: ["CTensor", "LoomJSON"]),
-        .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON"]),
+        .target(name: "Engine", dependencies: ["CTensor", "LoomJSON", "LoomSupport"]),
+        .target(name: "Grammar", dependencies: ["LoomJSON", "LoomSupport"]),
+        .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON", "LoomSupport"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
-        .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON"]),
+        .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON", "LoomSupport"]),
         // HTTPServer: a POSIX-socket HTTP/1.1 server with SSE streaming, used by `loom serve`.
-        .target(name: "HTTPServer", dependencies: ["LoomJSON"]),
+        .target(name: "HTTPServer", dependencies: ["LoomJSON", "LoomSupport"]),
         // ChatCompletionsServer: any LanguageModel served as OpenAI-compatible Chat Completions (`loom serve`).
-        .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON"]),
-        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletions", "ChatCompletionsServer"]),
+        .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "LoomSupport", "HTTPServer", "ChatCompletions", "ChatCompletionsServer"]),
 
         // Locators shared by the test targets (../shared, the default model); in no product.
-        .target(name: "LoomTestSupport", path: "Tests/Support"),
+        .target(name: "LoomTestSupport", dependencies: ["LoomSupport"], path: "Tests/Support"),
         // Test support only (never a dependency of a product): counts heap allocations of
         // opted-in threads by interposing malloc, for the zero-allocation decode tests.
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
+        .testTarget(name: "CTensorTests", dependencies: ["CTensor", "LoomSupport"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "AllocationCounter"]),
-        .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar"]),
-        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider"]),
-        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer"]),
-        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON"]),
+        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "AllocationCounter", "LoomSupport"]),
+        .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar", "LoomSupport"]),
+        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer", "LoomSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         // Suites that run real models end to end (the default model and ../shared models).
-        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer", "LoomSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

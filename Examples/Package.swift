@@ -28,6 +28,7 @@ let package = Package(
             .product(name: "Provider", package: "Loom"),
             .product(name: "Engine", package: "Loom"),
             .product(name: "Grammar", package: "Loom"),
+            .product(name: "LoomSupport", package: "Loom"),
         ]),
     ],
     swiftLanguageModes: [.v6]

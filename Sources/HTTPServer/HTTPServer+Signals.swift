@@ -8,6 +8,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LoomSupport
 
 /// The process-wide pipe signal handlers write to; created before any handler is installed.
 private let signalPipe: (read: Int32, write: Int32) = {
@@ -49,29 +50,23 @@ public final class SignalWaiter: Sendable {
     /// dedicated thread, never on the cooperative pool.
     public func next() async -> Int32 {
         let signals = self.signals
-        return await withCheckedContinuation { (c: CheckedContinuation<Int32, Never>) in
-            let thread = Thread {
-                // Threads started from the cooperative pool inherit dispatch's all-blocked mask;
-                // unblocking here guarantees some thread accepts a process-directed signal
-                // (one already pending is delivered the moment this runs).
-                var set = sigset_t()
-                sigemptyset(&set)
-                for s in signals { sigaddset(&set, s) }
-                pthread_sigmask(SIG_UNBLOCK, &set, nil)
-                var byte: UInt8 = 0
-                while true {
-                    let n = read(signalPipe.read, &byte, 1)
-                    if n == 1 {
-                        c.resume(returning: Int32(byte))
-                        return
-                    }
-                    if n < 0 && errno == EINTR { continue }
-                    c.resume(returning: -1)
-                    return
-                }
+        // -1 when the wait fails, or when no thread can be created to wait on.
+        let received = try? await DedicatedThread.run { () -> Int32 in
+            // Threads started from the cooperative pool inherit dispatch's all-blocked mask;
+            // unblocking here guarantees some thread accepts a process-directed signal
+            // (one already pending is delivered the moment this runs).
+            var set = sigset_t()
+            sigemptyset(&set)
+            for s in signals { sigaddset(&set, s) }
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            var byte: UInt8 = 0
+            while true {
+                let n = read(signalPipe.read, &byte, 1)
+                if n == 1 { return Int32(byte) }
+                if n < 0 && errno == EINTR { continue }
+                return -1
             }
-            thread.name = "loom-signal-wait"
-            thread.start()
         }
+        return received ?? -1
     }
 }

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import LoomSupport
 
 extension LanguageModelSession {
     /// The result of a request.

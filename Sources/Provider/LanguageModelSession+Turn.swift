@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import LoomSupport
 
 /// What a finished turn produced, before conversion to the caller's content type.
 struct TurnOutput: Sendable {

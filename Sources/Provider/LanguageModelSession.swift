@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import LoomSupport
 
 /// A conversation with a language model: the Foundation Models session API, for any
 /// `LanguageModel` (Loom's local models, HTTP backends, test mocks).
@@ -158,33 +159,28 @@ struct ConcreteModelDriver<Model: LanguageModel>: ModelDriver {
 ///
 /// "The configuration is the lookup key, not the model": two model values with equal
 /// configurations share an executor; a different configuration gets its own.
-final class ExecutorStore: @unchecked Sendable {
-    // @unchecked: `executors` is only touched under `lock`, and every stored value is a
-    // Sendable executor.
-    private struct Key: Hashable {
+final class ExecutorStore: Sendable {
+    private struct Key: Hashable, @unchecked Sendable {
+        // @unchecked: `configuration` wraps an `Executor.Configuration`, which is Sendable.
         let type: ObjectIdentifier
         let configuration: AnyHashable
     }
 
-    private let lock = NSLock()
-    private var executors: [Key: any Sendable] = [:]
+    // Every stored value is a Sendable executor.
+    private let executors = Locked<[Key: any Sendable]>([:])
 
     func executor<Model: LanguageModel>(for model: Model) throws -> Model.Executor {
         let configuration = model.executorConfiguration
         let key = Key(type: ObjectIdentifier(Model.Executor.self), configuration: AnyHashable(configuration))
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = executors[key] as? Model.Executor { return existing }
-        // Built under the lock so concurrent first uses (prewarm racing a request) share one executor.
-        let created = try Model.Executor(configuration: configuration)
-        executors[key] = created
-        return created
+        return try executors.withLock { executors in
+            if let existing = executors[key] as? Model.Executor { return existing }
+            // Built under the lock so concurrent first uses (prewarm racing a request) share one executor.
+            let created = try Model.Executor(configuration: configuration)
+            executors[key] = created
+            return created
+        }
     }
 
     /// How many executors the store holds.
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return executors.count
-    }
+    var count: Int { executors.withLock { $0.count } }
 }

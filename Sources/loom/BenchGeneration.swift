@@ -2,6 +2,7 @@ import CTensor
 import Engine
 import Grammar
 import LoomJSON
+import LoomSupport
 
 /// The engine-level measurements of `loom bench`: token generation through either engine (the
 /// consumer detokenizing each token, as a service would), guided generation under a JSON Schema,

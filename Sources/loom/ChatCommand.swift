@@ -2,8 +2,8 @@ import Dispatch
 import Engine
 import Foundation
 import Grammar
+import LoomSupport
 import Provider
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -125,7 +125,7 @@ final class ChatLoop: Sendable {
     let interactive: Bool
     let modelName: String
     private let initialTranscript: Transcript
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let interrupts = InterruptHandler()
 
     struct State {
@@ -318,8 +318,8 @@ final class InterruptHandler: Sendable {
         init(_ source: any DispatchSourceSignal) { self.source = source }
     }
 
-    private let state = Mutex(State())
-    private let source = Mutex<SourceBox?>(nil)
+    private let state = Locked(State())
+    private let source = Locked<SourceBox?>(nil)
 
     func install() {
         signal(SIGINT, SIG_IGN)

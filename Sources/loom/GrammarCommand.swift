@@ -4,6 +4,7 @@ import Glibc
 import Engine
 import Grammar
 import LoomJSON
+import LoomSupport
 
 /// `loom grammar`: compile a schema/GBNF/regex, or replay conformance suites through real vocabularies.
 enum GrammarCommand: LoomCommand {
@@ -40,33 +41,16 @@ enum GrammarCommand: LoomCommand {
         }
     }
 
-    /// Runs `body` on a new thread with a large stack and waits for it.
-    static func onLargeStack(_ body: @escaping () throws -> Void) throws {
-        final class Box: @unchecked Sendable {
-            // @unchecked: written by the worker thread before pthread_join returns, read after.
-            let body: () throws -> Void
-            var error: (any Error)?
-            init(_ body: @escaping () throws -> Void) { self.body = body }
+    /// Runs `body` on a new thread with a large stack and waits for it (on this thread when no
+    /// thread can be created).
+    static func onLargeStack(_ body: () throws -> Void) throws {
+        let outcome: Result<Void, any Error>
+        do {
+            outcome = try DedicatedThread.runAndWait(stackSize: 256 << 20) { Result { try body() } }
+        } catch {
+            outcome = Result { try body() }  // `error` is a DedicatedThreadError: the body never ran
         }
-        let box = Box(body)
-        var attr = pthread_attr_t()
-        pthread_attr_init(&attr)
-        pthread_attr_setstacksize(&attr, 256 << 20)
-        var thread = pthread_t()
-        let arg = Unmanaged.passRetained(box).toOpaque()
-        let rc = pthread_create(&thread, &attr, { raw in
-            let b = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            do { try b.body() } catch { b.error = error }
-            return nil
-        }, arg)
-        pthread_attr_destroy(&attr)
-        if rc != 0 {
-            Unmanaged<Box>.fromOpaque(arg).release()
-            try body()
-            return
-        }
-        pthread_join(thread, nil)
-        if let e = box.error { throw e }
+        try outcome.get()
     }
 
     static func compile(_ arguments: [String]) throws {

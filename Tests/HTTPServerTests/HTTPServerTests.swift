@@ -1,5 +1,6 @@
 import Foundation
 import LoomJSON
+import LoomSupport
 import Testing
 import HTTPServer
 import LoomTestSupport
@@ -472,11 +473,10 @@ private func echoRoutes(_ r: inout HTTPRouter) {
     }
 
     @Test func accessLogReportsEveryExchange() async throws {
-        final class Records: @unchecked Sendable {
-            let lock = NSLock()
-            var items: [HTTPAccessRecord] = []
-            func add(_ r: HTTPAccessRecord) { lock.withLock { items.append(r) } }
-            var all: [HTTPAccessRecord] { lock.withLock { items } }
+        final class Records: Sendable {
+            let items = Locked<[HTTPAccessRecord]>([])
+            func add(_ r: HTTPAccessRecord) { items.withLock { $0.append(r) } }
+            var all: [HTTPAccessRecord] { items.withLock { $0 } }
         }
         let records = Records()
         var router = HTTPRouter()

@@ -1,4 +1,5 @@
 import Engine
+import LoomSupport
 
 /// An engine lent to one generation at a time. The pool's lock hands it over, so only one thread
 /// ever touches it at once.

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import LoomSupport
 
 /// What the compute thread reports while generating.
 enum GenerationUpdate: Sendable {

@@ -1,7 +1,7 @@
 import Engine
 import Foundation
 import Grammar
-import Synchronization
+import LoomSupport
 
 extension LocalLanguageModel.Executor {
     /// Generates a response: renders and tokenizes the transcript, refuses what cannot fit before
@@ -299,7 +299,7 @@ final class Completion: Sendable {
 /// with `whenFired` (a request waiting for an engine stops waiting).
 final class DeadlineWatch: Sendable {
     private final class Fired: Sendable {
-        let value = Atomic<Bool>(false)
+        let value = Locked(false)
         let actions = Locked<[@Sendable () -> Void]>([])
     }
     private let timer: Task<Void, Never>?
@@ -312,14 +312,14 @@ final class DeadlineWatch: Sendable {
             do { try await Task.sleep(for: timeout) } catch { return }
             // Set before the actions run, so an action's target that checks `fired` under its
             // own lock either sees it or is found by the action.
-            state.value.store(true, ordering: .releasing)
+            state.value.withLock { $0 = true }
             flag.cancel()
             for action in state.actions.withLock({ a in defer { a = [] }; return a }) { action() }
         }
     }
 
     /// Whether the deadline passed (and raised the flag).
-    var fired: Bool { state.value.load(ordering: .acquiring) }
+    var fired: Bool { state.value.withLock { $0 } }
 
     /// Runs `action` when the deadline passes (now, if it has already passed).
     func whenFired(_ action: @escaping @Sendable () -> Void) {

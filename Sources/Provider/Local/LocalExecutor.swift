@@ -2,6 +2,7 @@ import Engine
 import Foundation
 import Grammar
 import LoomJSON
+import LoomSupport
 
 /// Everything an executor holds for one configuration — the shared weights, tokenizer, chat
 /// template, tool-call dialect, grammar vocabulary, engine pool, prefix cache and compiled

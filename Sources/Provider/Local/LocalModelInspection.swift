@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import LoomSupport
 
 /// What can be learned about a model file without loading its weights (vocabulary markers,
 /// template features), cached per file identity so `LocalLanguageModel.capabilities` stays cheap.

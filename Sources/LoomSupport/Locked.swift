@@ -10,11 +10,11 @@ import Darwin
 /// Why not `Synchronization.Mutex`: on Linux its uncontended path is inlined atomics, but a
 /// contended lock parks and wakes in the kernel (a futex) from inside the uninstrumented
 /// Synchronization library. ThreadSanitizer then sees no order between the unlock and the lock
-/// that waited for it, and reports the very data the lock protects as raced (issue 9: the
-/// runtime registry, the engine pool). `pthread_mutex_lock`/`unlock` are intercepted by
-/// ThreadSanitizer, so every hand-over through this lock is visible to it, and the sanitizer
-/// runs can vouch for Loom's locking instead of suppressing it. Uncontended, glibc's mutex is
-/// one compare-and-swap each way, as `Mutex` is; nothing on a per-token path takes a lock.
+/// that waited for it, and reports the very data the lock protects as raced.
+/// `pthread_mutex_lock`/`unlock` are intercepted by ThreadSanitizer, so every hand-over through
+/// this lock is visible to it, and the sanitizer runs can vouch for Loom's locking instead of
+/// suppressing it. Uncontended, glibc's mutex is one compare-and-swap each way, as `Mutex` is;
+/// nothing on a per-token path takes a lock.
 ///
 /// Usage mirrors `Mutex`: `let state = Locked(State())`, `state.withLock { $0.count += 1 }`.
 public final class Locked<Value>: @unchecked Sendable {
