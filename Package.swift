@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 // Loom: a local LLM inference engine for Linux with true guided generation.
 //
-// Data flows one way: CTensor ← Engine ← Provider → Grammar.
+// Data flows one way: CTensor ← Engine ← LocalBackend → Grammar, and LocalBackend → Provider (the
+// session framework, which knows no engine). `Loom` re-exports Provider and LocalBackend for apps.
 // No target passes unsafe compiler flags: SIMD is chosen at run time (CPUID + OS state checks) through
 // per-function `__attribute__((target(...)))`, so the package stays consumable by version.
 import PackageDescription
@@ -14,11 +15,13 @@ let package = Package(
         .library(name: "LoomJSON", targets: ["LoomJSON"]),
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Grammar", targets: ["Grammar"]),
+        .library(name: "Loom", targets: ["Loom"]),
         .library(name: "Provider", targets: ["Provider"]),
+        .library(name: "LocalBackend", targets: ["LocalBackend"]),
         .library(name: "ChatCompletions", targets: ["ChatCompletions"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "ChatCompletionsServer", targets: ["ChatCompletionsServer"]),
-        .executable(name: "loom", targets: ["loom"]),
+        .executable(name: "loom", targets: ["LoomCLI"]),
     ],
     targets: [
         // C kernels: block formats, quantized products, norms, RoPE, softmax, sampling, thread pool.
@@ -35,7 +38,12 @@ let package = Package(
         .target(name: "LoomJSON"),
         .target(name: "Engine", dependencies: ["CTensor", "LoomJSON", "LoomSupport"]),
         .target(name: "Grammar", dependencies: ["LoomJSON", "LoomSupport"]),
-        .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON", "LoomSupport"]),
+        // The Foundation Models session framework: sessions, transcripts, schemas, tools; no engine.
+        .target(name: "Provider", dependencies: ["LoomJSON", "LoomSupport"]),
+        // LocalLanguageModel: GGUF files run by Engine, guided by Grammar, behind Provider's API.
+        .target(name: "LocalBackend", dependencies: ["Provider", "Engine", "Grammar", "LoomJSON", "LoomSupport"]),
+        // The umbrella an app imports: Provider and LocalBackend, re-exported.
+        .target(name: "Loom", dependencies: ["Provider", "LocalBackend"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
         .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON", "LoomSupport"]),
@@ -43,7 +51,10 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["LoomJSON", "LoomSupport"]),
         // ChatCompletionsServer: any LanguageModel served as OpenAI-compatible Chat Completions (`loom serve`).
         .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
-        .executableTarget(name: "loom", dependencies: ["Engine", "Grammar", "Provider", "LoomJSON", "LoomSupport", "HTTPServer", "ChatCompletions", "ChatCompletionsServer"]),
+        // The `loom` command-line tool (the target is LoomCLI so it never clashes with `Loom` by case).
+        .executableTarget(name: "LoomCLI", dependencies: [
+            "CTensor", "Engine", "Grammar", "Provider", "LocalBackend", "LoomJSON", "LoomSupport", "HTTPServer", "ChatCompletionsServer",
+        ]),
 
         // Locators shared by the test targets (../shared, the default model); in no product.
         .target(name: "LoomTestSupport", dependencies: ["LoomSupport"], path: "Tests/Support"),
@@ -52,14 +63,14 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "CTensorTests", dependencies: ["CTensor", "LoomSupport"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "AllocationCounter", "LoomSupport"]),
-        .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar", "LoomSupport"]),
-        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LoomSupport"]),
-        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer", "LoomSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "CTensor", "LoomJSON", "LoomSupport", "AllocationCounter"]),
+        .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LocalBackend", "Engine", "Grammar", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         // Suites that run real models end to end (the default model and ../shared models).
-        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer", "LoomSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer", "ChatCompletionsServer", "LoomJSON", "LoomSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

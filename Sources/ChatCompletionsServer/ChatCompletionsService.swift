@@ -60,8 +60,9 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         state.withLock { if case .ready = $0 { return true }; return false }
     }
 
-    /// Builds the model's executor — for a local model, loading its weights — on a thread of its
-    /// own (never the cooperative pool), then prewarms it with `transcript`. Until this returns,
+    /// Builds the model's executor with `Executor.load(configuration:)` — for a local model,
+    /// loading its weights on a thread of its own, never the cooperative pool — then prewarms it
+    /// with `transcript`. Until this returns,
     /// generation requests and `/health` answer 503; if it throws, they keep answering 503 with
     /// the load error (`DedicatedThreadError` if no thread could be created; a later call
     /// retries). While a load is in progress, or after one succeeded, further calls return at once.
@@ -77,7 +78,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         guard proceed else { return }
         let configuration = model.executorConfiguration
         do {
-            let executor = try await DedicatedThread.run { try Model.Executor(configuration: configuration) }
+            let executor = try await Model.Executor.load(configuration: configuration)
             executor.prewarm(model: model, transcript: transcript)
             state.withLock { $0 = .ready(executor) }
         } catch {

@@ -2,6 +2,7 @@ import Engine
 import Foundation
 import LoomSupport
 import Testing
+@testable import LocalBackend
 @testable import Provider
 
 /// A thousand streaming requests on stories260K, each cancelled at a seeded random point —

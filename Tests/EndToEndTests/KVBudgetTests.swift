@@ -2,6 +2,7 @@ import Engine
 import Foundation
 import LoomSupport
 import Testing
+@testable import LocalBackend
 @testable import Provider
 
 /// `LocalLanguageModel.kvCacheBudget`: engines' KV caches stay within it, a request that finds

@@ -1,4 +1,5 @@
 import Foundation
+import LocalBackend
 import LoomSupport
 import Provider
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Engine
 import LoomJSON
+@testable import LocalBackend
 @testable import Provider
 
 /// Fixtures for the tool-calling suites: ../shared templates and the default model.
