@@ -69,6 +69,8 @@ let package = Package(
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        // The `loom` executable's own parts (signal handling), through @testable import.
+        .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI"]),
         // Suites that run real models end to end (the default model and ../shared models).
         .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer", "ChatCompletionsServer", "LoomJSON", "LoomSupport"]),
     ],

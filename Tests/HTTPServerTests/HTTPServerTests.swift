@@ -562,14 +562,6 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         }
     }
 
-    @Test func signalWaiterDeliversTheSignal() async throws {
-        let waiter = try SignalWaiter([SIGUSR2])
-        // Process-directed, like Ctrl-C or `kill`: raise() would target this cooperative-pool
-        // thread, where dispatch keeps signals blocked.
-        kill(getpid(), SIGUSR2)
-        #expect(await waiter.next() == SIGUSR2)
-    }
-
     @Test func errorEnvelopeShape() throws {
         let r = HTTPResponse.error(status: 400, message: "bad \"input\"", type: "invalid_request_error", code: "x")
         #expect(r.status == 400)

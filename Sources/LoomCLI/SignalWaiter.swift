@@ -1,7 +1,8 @@
 // Waiting for Ctrl-C / SIGTERM so `loom serve` can stop gracefully instead of dying mid-response.
+// Process-wide signal handling belongs to the program, not to a library: it lives here, in `loom`.
 // A classic self-pipe: the C signal handler only write(2)s the signal number (async-signal-safe)
 // and a dedicated thread reads it. (Dispatch signal sources need the signal blocked in every
-// thread, which a library cannot arrange after the cooperative pool has started.)
+// thread, which cannot be arranged once the cooperative pool's threads have started.)
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,9 +15,9 @@ import LoomSupport
 private let signalPipe: (read: Int32, write: Int32) = {
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { return (-1, -1) }
-    Socket.setNonBlocking(fds[1])  // a full pipe must never block inside a signal handler
-    Socket.setCloseOnExec(fds[0])
-    Socket.setCloseOnExec(fds[1])
+    // A full pipe must never block inside a signal handler.
+    _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL, 0) | O_NONBLOCK)
+    for fd in fds { _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD, 0) | FD_CLOEXEC) }
     return (fds[0], fds[1])
 }()
 
@@ -35,20 +36,21 @@ private let forwardSignal: @convention(c) (Int32) -> Void = { signal in
 /// _ = await signals.next()
 /// await server.stop()
 /// ```
-public final class SignalWaiter: Sendable {
+final class SignalWaiter: Sendable {
     /// The signals being caught.
-    public let signals: [Int32]
+    let signals: [Int32]
 
     /// Installs the handlers now, so a signal arriving before `next()` is not lost.
-    public init(_ signals: [Int32] = [SIGINT, SIGTERM]) throws(HTTPServerError) {
-        guard signalPipe.read >= 0 else { throw HTTPServerError(operation: "pipe", reason: Socket.errorText()) }
+    /// - Throws: `SignalWaiterError` when the pipe the handlers write to could not be created.
+    init(_ signals: [Int32] = [SIGINT, SIGTERM]) throws(SignalWaiterError) {
+        guard signalPipe.read >= 0 else { throw SignalWaiterError(reason: String(cString: strerror(errno))) }
         self.signals = signals
         for s in signals { signal(s, forwardSignal) }
     }
 
     /// Suspends until one of the signals arrives and returns its number. The wait happens on a
     /// dedicated thread, never on the cooperative pool.
-    public func next() async -> Int32 {
+    func next() async -> Int32 {
         let signals = self.signals
         // -1 when the wait fails, or when no thread can be created to wait on.
         let received = try? await DedicatedThread.run { () -> Int32 in
