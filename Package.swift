@@ -1,8 +1,9 @@
 // swift-tools-version:6.1
 // Loom: a local LLM inference engine for Linux with true guided generation.
 //
-// Data flows one way: CTensor ← Engine ← Provider → Grammar, and ChatTemplate ← Engine (the
-// interpreter knows nothing of models; Engine only reads a template out of a GGUF file).
+// Data flows one way: CTensor ← Engine ← LocalBackend → Grammar, and LocalBackend → Provider (the
+// session framework, which knows no engine). ChatTemplate ← Engine reads a template out of a GGUF
+// file; the interpreter knows nothing of models. `Loom` re-exports Provider and LocalBackend for apps.
 // No target passes unsafe compiler flags: SIMD is chosen at run time (CPUID + OS state checks) through
 // per-function `__attribute__((target(...)))`, so the package stays consumable by version.
 import PackageDescription
@@ -11,15 +12,18 @@ let package = Package(
     name: "Loom",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "LoomSupport", targets: ["LoomSupport"]),
         .library(name: "LoomJSON", targets: ["LoomJSON"]),
         .library(name: "ChatTemplate", targets: ["ChatTemplate"]),
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Grammar", targets: ["Grammar"]),
+        .library(name: "Loom", targets: ["Loom"]),
         .library(name: "Provider", targets: ["Provider"]),
+        .library(name: "LocalBackend", targets: ["LocalBackend"]),
         .library(name: "ChatCompletions", targets: ["ChatCompletions"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "ChatCompletionsServer", targets: ["ChatCompletionsServer"]),
-        .executable(name: "loom", targets: ["loom"]),
+        .executable(name: "loom", targets: ["LoomCLI"]),
     ],
     targets: [
         // C kernels: block formats, quantized products, norms, RoPE, softmax, sampling, thread pool.
@@ -30,39 +34,52 @@ let package = Package(
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread"), .linkedLibrary("dl")]
         ),
+        // The one lock (`Locked`), `CancellationFlag` and the one dedicated-thread helper; no dependencies.
+        .target(name: "LoomSupport"),
         // Order-preserving, lossless JSON shared by every layer (schemas, templates, CLI, HTTP).
         .target(name: "LoomJSON"),
         // The Jinja2 chat-template interpreter (Hugging Face's `apply_chat_template` semantics);
         // model-agnostic, so it is usable without Engine. Engine only reads templates out of GGUF.
         .target(name: "ChatTemplate", dependencies: ["LoomJSON"]),
-        .target(name: "Engine", dependencies: ["CTensor", "ChatTemplate", "LoomJSON"]),
-        .target(name: "Grammar", dependencies: ["LoomJSON"]),
-        .target(name: "Provider", dependencies: ["Engine", "Grammar", "LoomJSON", "ChatTemplate"]),
+        .target(name: "Engine", dependencies: ["CTensor", "ChatTemplate", "LoomJSON", "LoomSupport"]),
+        .target(name: "Grammar", dependencies: ["LoomJSON", "LoomSupport"]),
+        // The Foundation Models session framework: sessions, transcripts, schemas, tools; no engine.
+        .target(name: "Provider", dependencies: ["LoomJSON", "LoomSupport"]),
+        // LocalLanguageModel: GGUF files run by Engine, guided by Grammar, behind Provider's API.
+        .target(name: "LocalBackend", dependencies: ["Provider", "Engine", "ChatTemplate", "Grammar", "LoomJSON", "LoomSupport"]),
+        // The umbrella an app imports: Provider and LocalBackend, re-exported.
+        .target(name: "Loom", dependencies: ["Provider", "LocalBackend"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
-        .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON"]),
+        .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON", "LoomSupport"]),
         // HTTPServer: a POSIX-socket HTTP/1.1 server with SSE streaming, used by `loom serve`.
-        .target(name: "HTTPServer", dependencies: ["LoomJSON"]),
+        .target(name: "HTTPServer", dependencies: ["LoomJSON", "LoomSupport"]),
         // ChatCompletionsServer: any LanguageModel served as OpenAI-compatible Chat Completions (`loom serve`).
-        .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON"]),
-        .executableTarget(name: "loom", dependencies: ["CTensor", "Engine", "ChatTemplate", "Grammar", "Provider", "LoomJSON", "HTTPServer", "ChatCompletionsServer"]),
+        .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        // The `loom` command-line tool (the target is LoomCLI so it never clashes with `Loom` by case).
+        .executableTarget(name: "LoomCLI", dependencies: [
+            "CTensor", "Engine", "ChatTemplate", "Grammar", "Provider", "LocalBackend", "LoomJSON", "LoomSupport", "HTTPServer",
+            "ChatCompletionsServer",
+        ]),
 
         // Locators shared by the test targets (../shared, the default model); in no product.
-        .target(name: "LoomTestSupport", path: "Tests/Support"),
+        .target(name: "LoomTestSupport", dependencies: ["LoomSupport"], path: "Tests/Support"),
         // Test support only (never a dependency of a product): counts heap allocations of
         // opted-in threads by interposing malloc, for the zero-allocation decode tests.
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "CTensorTests", dependencies: ["CTensor"]),
+        .testTarget(name: "CTensorTests", dependencies: ["CTensor", "LoomSupport"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
         .testTarget(name: "ChatTemplateTests", dependencies: ["LoomTestSupport", "ChatTemplate", "LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "CTensor", "Engine", "ChatTemplate", "LoomJSON", "AllocationCounter"]),
-        .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar"]),
-        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "Engine", "Grammar", "ChatTemplate", "LoomJSON"]),
-        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "HTTPServer"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer"]),
-        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON"]),
+        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "CTensor", "ChatTemplate", "LoomJSON", "LoomSupport", "AllocationCounter"]),
+        .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LocalBackend", "Engine", "Grammar", "ChatTemplate", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        // The `loom` executable's own parts (signal handling), through @testable import.
+        .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI"]),
         // Suites that run real models end to end (the default model and ../shared models).
-        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "ChatCompletions", "HTTPServer", "ChatCompletionsServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer", "ChatCompletionsServer", "LoomJSON", "LoomSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,14 +12,14 @@ let package = Package(
     dependencies: [.package(name: "Loom", path: "..")],
     targets: [
         // Timing and argument helpers the examples share (tok/s lines, the model path).
-        .target(name: "ExampleSupport", dependencies: [.product(name: "Provider", package: "Loom")]),
+        .target(name: "ExampleSupport", dependencies: [.product(name: "Loom", package: "Loom")]),
         // A `Tool` called through the session's tool loop, with LocalLanguageModel.
         .executableTarget(name: "WeatherAgent", dependencies: [
-            "ExampleSupport", .product(name: "Provider", package: "Loom"),
+            "ExampleSupport", .product(name: "Loom", package: "Loom"),
         ]),
         // A Codable type generated with `respond(generating:)`: the schema is derived, the output guaranteed.
         .executableTarget(name: "StructuredExtraction", dependencies: [
-            "ExampleSupport", .product(name: "Provider", package: "Loom"),
+            "ExampleSupport", .product(name: "Loom", package: "Loom"),
         ]),
         // A custom LanguageModel + LanguageModelExecutor built from Loom's Engine and Grammar
         // (the code docs/custom-models.md walks through).
@@ -29,6 +29,7 @@ let package = Package(
             .product(name: "Engine", package: "Loom"),
             .product(name: "ChatTemplate", package: "Loom"),
             .product(name: "Grammar", package: "Loom"),
+            .product(name: "LoomSupport", package: "Loom"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,7 @@
 // (a Python server sending one event every 500 ms produced callbacks 500 ms apart). So the
 // delegate path is used for http and https alike and bridged into an AsyncThrowingStream.
 import Foundation
+import LoomSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -87,7 +88,8 @@ private final class TaskHandle: @unchecked Sendable {
 
 /// Routes URLSession callbacks to the waiting `send` call and its body stream.
 final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: `entries` is guarded by `lock`; callbacks arrive on one serial queue.
+    // @unchecked: only because NSObject is not Sendable; the one mutable field, `entries`, is a
+    // `Locked`, and callbacks arrive on one serial queue.
     private struct Entry {
         var head: CheckedContinuation<StreamingHTTPResponse, any Error>?
         let body: AsyncThrowingStream<[UInt8], any Error>.Continuation
@@ -96,18 +98,17 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         var stream: AsyncThrowingStream<[UInt8], any Error>?
     }
 
-    private let lock = NSLock()
-    private var entries: [Int: Entry] = [:]
+    private let entries = Locked<[Int: Entry]>([:])
 
     func register(_ id: Int, head: CheckedContinuation<StreamingHTTPResponse, any Error>,
                   body: AsyncThrowingStream<[UInt8], any Error>.Continuation, stream: AsyncThrowingStream<[UInt8], any Error>) {
-        lock.withLock { entries[id] = Entry(head: head, body: body, stream: stream) }
+        entries.withLock { $0[id] = Entry(head: head, body: body, stream: stream) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        let (head, stream) = lock.withLock { () -> (CheckedContinuation<StreamingHTTPResponse, any Error>?, AsyncThrowingStream<[UInt8], any Error>?) in
-            let id = dataTask.taskIdentifier
+        let id = dataTask.taskIdentifier
+        let (head, stream) = entries.withLock { entries -> (CheckedContinuation<StreamingHTTPResponse, any Error>?, AsyncThrowingStream<[UInt8], any Error>?) in
             let h = entries[id]?.head
             let s = entries[id]?.stream
             entries[id]?.head = nil
@@ -128,12 +129,14 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let body = lock.withLock { entries[dataTask.taskIdentifier]?.body }
+        let id = dataTask.taskIdentifier
+        let body = entries.withLock { $0[id]?.body }
         body?.yield([UInt8](data))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = lock.withLock({ entries.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let id = task.taskIdentifier
+        guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return }
         if let error {
             let mapped = Self.map(error)
             entry.head?.resume(throwing: mapped)

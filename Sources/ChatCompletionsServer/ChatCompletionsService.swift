@@ -12,8 +12,8 @@
 import Foundation
 import HTTPServer
 import LoomJSON
+import LoomSupport
 import Provider
-import Synchronization
 
 /// Serves one `LanguageModel` over HTTP: `POST /v1/chat/completions` (streamed and not),
 /// `GET /v1/models`, `GET /v1/models/{id}` and `GET /health`.
@@ -44,7 +44,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         case failed(String)
     }
 
-    private let state = Mutex<LoadState>(.idle)
+    private let state = Locked<LoadState>(.idle)
 
     /// A service for `model`; nothing is loaded until `load()`.
     public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom") {
@@ -60,11 +60,12 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         state.withLock { if case .ready = $0 { return true }; return false }
     }
 
-    /// Builds the model's executor — for a local model, loading its weights — on a thread of its
-    /// own (never the cooperative pool), then prewarms it with `transcript`. Until this returns,
+    /// Builds the model's executor with `Executor.load(configuration:)` — for a local model,
+    /// loading its weights on a thread of its own, never the cooperative pool — then prewarms it
+    /// with `transcript`. Until this returns,
     /// generation requests and `/health` answer 503; if it throws, they keep answering 503 with
-    /// the load error (a later call retries). While a load is in progress, or after one
-    /// succeeded, further calls return at once.
+    /// the load error (`DedicatedThreadError` if no thread could be created; a later call
+    /// retries). While a load is in progress, or after one succeeded, further calls return at once.
     public func load(prewarming transcript: Transcript = Transcript()) async throws {
         let proceed = state.withLock { s -> Bool in
             switch s {
@@ -77,30 +78,13 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         guard proceed else { return }
         let configuration = model.executorConfiguration
         do {
-            let executor = try await Self.onOwnThread { try Model.Executor(configuration: configuration) }
+            let executor = try await Model.Executor.load(configuration: configuration)
             executor.prewarm(model: model, transcript: transcript)
             state.withLock { $0 = .ready(executor) }
         } catch {
             state.withLock { $0 = .failed("\(error)") }
             throw error
         }
-    }
-
-    /// Runs `body` on a thread of its own. The result comes back under a lock and the
-    /// continuation only wakes the task: a resume that comes before the task has suspended
-    /// carries no order ThreadSanitizer sees, so whatever `body` built would look raced to the
-    /// threads that use it next (issue 9).
-    private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let slot = ThreadResult<T>()
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                slot.put(Result { try body() })
-                c.resume()
-            }
-            thread.name = "loom-model-load"
-            thread.start()
-        }
-        return try slot.take().get()
     }
 
     /// The routes: generation is `limited` (counts against the server's parallel/queue gate),
@@ -306,21 +290,5 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     static var revisionError: ChatCompletionsServiceError {
         ChatCompletionsServiceError(status: 500, message: "The model revised output that had already been streamed; retry without streaming.",
                                     type: "server_error", code: "stream_revision")
-    }
-}
-
-/// One result handed from a thread to the task that awaits it, under a lock.
-private final class ThreadResult<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `result` is only touched under `lock`.
-    private let lock = NSLock()
-    private var result: Result<T, any Error>?
-
-    func put(_ r: Result<T, any Error>) { lock.withLock { result = r } }
-
-    func take() -> Result<T, any Error> {
-        lock.withLock {
-            guard let r = result else { preconditionFailure("a thread resumed its caller without a result") }
-            return r
-        }
     }
 }

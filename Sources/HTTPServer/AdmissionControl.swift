@@ -1,19 +1,21 @@
 // Concurrency gate for expensive routes: `parallel` requests run, up to `queue` more wait in
 // arrival order, anything beyond that is refused at once (the server answers 429).
-import Foundation
+import LoomSupport
 
-final class AdmissionControl: @unchecked Sendable {
-    // @unchecked: all state is guarded by `lock`.
+final class AdmissionControl: Sendable {
     enum Outcome: Sendable { case admitted, rejected, cancelled }
 
-    private let lock = NSLock()
+    private struct State {
+        var running = 0
+        var nextTicket = 0
+        var waiters: [(ticket: Int, continuation: CheckedContinuation<Outcome, Never>)] = []
+        var cancelledTickets: Set<Int> = []
+        var acquiring: Set<Int> = []
+    }
+
+    private let state = Locked(State())
     private let parallel: Int
     private let queueLimit: Int
-    private var running = 0
-    private var nextTicket = 0
-    private var waiters: [(ticket: Int, continuation: CheckedContinuation<Outcome, Never>)] = []
-    private var cancelledTickets: Set<Int> = []
-    private var acquiring: Set<Int> = []
 
     init(parallel: Int, queue: Int) {
         self.parallel = max(1, parallel)
@@ -21,65 +23,60 @@ final class AdmissionControl: @unchecked Sendable {
     }
 
     /// Requests currently admitted (running).
-    var inFlight: Int { lock.withLock { running } }
+    var inFlight: Int { state.withLock { $0.running } }
     /// Requests waiting for a slot.
-    var queued: Int { lock.withLock { waiters.count } }
+    var queued: Int { state.withLock { $0.waiters.count } }
 
     /// Waits for a slot. A waiting request whose Task is cancelled (client gone) leaves the queue.
     func acquire() async -> Outcome {
-        let ticket = lock.withLock { () -> Int in
-            nextTicket += 1
-            acquiring.insert(nextTicket)
-            return nextTicket
+        let ticket = state.withLock { s -> Int in
+            s.nextTicket += 1
+            s.acquiring.insert(s.nextTicket)
+            return s.nextTicket
         }
         defer {
-            lock.withLock {
-                acquiring.remove(ticket)
-                cancelledTickets.remove(ticket)
+            state.withLock { s in
+                s.acquiring.remove(ticket)
+                s.cancelledTickets.remove(ticket)
             }
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Outcome, Never>) in
-                lock.lock()
-                if cancelledTickets.remove(ticket) != nil {
-                    lock.unlock()
-                    c.resume(returning: .cancelled)
-                } else if running < parallel {
-                    running += 1
-                    lock.unlock()
-                    c.resume(returning: .admitted)
-                } else if waiters.count < queueLimit {
-                    waiters.append((ticket, c))
-                    lock.unlock()
-                } else {
-                    lock.unlock()
-                    c.resume(returning: .rejected)
+                // The continuation is resumed after the lock is released, never under it.
+                let now = state.withLock { s -> Outcome? in
+                    if s.cancelledTickets.remove(ticket) != nil { return .cancelled }
+                    if s.running < parallel {
+                        s.running += 1
+                        return .admitted
+                    }
+                    if s.waiters.count < queueLimit {
+                        s.waiters.append((ticket, c))
+                        return nil
+                    }
+                    return .rejected
                 }
+                if let now { c.resume(returning: now) }
             }
         } onCancel: {
-            lock.lock()
-            if let i = waiters.firstIndex(where: { $0.ticket == ticket }) {
-                let c = waiters.remove(at: i).continuation
-                lock.unlock()
-                c.resume(returning: .cancelled)
-            } else {
+            let waiter = state.withLock { s -> CheckedContinuation<Outcome, Never>? in
+                if let i = s.waiters.firstIndex(where: { $0.ticket == ticket }) {
+                    return s.waiters.remove(at: i).continuation
+                }
                 // Cancelled before the continuation queued: remembered so it never queues.
-                if acquiring.contains(ticket) { cancelledTickets.insert(ticket) }
-                lock.unlock()
+                if s.acquiring.contains(ticket) { s.cancelledTickets.insert(ticket) }
+                return nil
             }
+            waiter?.resume(returning: .cancelled)
         }
     }
 
     /// Frees a slot, handing it straight to the oldest waiter.
     func release() {
-        lock.lock()
-        if !waiters.isEmpty {
-            let c = waiters.removeFirst().continuation
-            lock.unlock()
-            c.resume(returning: .admitted)
-        } else {
-            running -= 1
-            lock.unlock()
+        let next = state.withLock { s -> CheckedContinuation<Outcome, Never>? in
+            if !s.waiters.isEmpty { return s.waiters.removeFirst().continuation }
+            s.running -= 1
+            return nil
         }
+        next?.resume(returning: .admitted)
     }
 }

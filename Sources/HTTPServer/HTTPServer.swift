@@ -7,6 +7,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LoomSupport
 
 /// An HTTP/1.1 server on POSIX sockets: keep-alive, chunked streaming (SSE), size limits,
 /// a `parallel` + `queue` concurrency gate with 429s, per-request timeouts, client-disconnect
@@ -25,7 +26,7 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     let router: HTTPRouter
     let admission: AdmissionControl
-    let state = ServerState()
+    let state = Locked(ServerState())
     let accessLog: (@Sendable (HTTPAccessRecord) -> Void)?
 
     /// Creates a server; nothing is bound until `start()`. `accessLog`, when given, is called
@@ -69,9 +70,15 @@ public final class HTTPServer: Sendable {
             $0.stopPipe = stopPipe
             $0.acceptRunning = true
         }
-        let thread = Thread { [self] in acceptLoop(listenFD: fd, stopPipe: stopPipe) }
-        thread.name = "loom-http-accept"
-        thread.start()
+        guard DedicatedThread.start({ [self] in acceptLoop(listenFD: fd, stopPipe: stopPipe) }) else {
+            close(fd)
+            stopPipe.closeBoth()
+            state.withLock {
+                $0.acceptRunning = false
+                $0.stopPipe = nil
+            }
+            throw HTTPServerError(operation: "start", reason: "could not create the accept thread")
+        }
         return port
     }
 
@@ -128,42 +135,32 @@ public final class HTTPServer: Sendable {
                 continue
             }
             let connection = HTTPConnection(fd: client, id: id, server: self, stopPipe: stopPipe)
-            let thread = Thread { connection.run() }
-            thread.name = "loom-http-conn"
-            thread.start()
+            if !DedicatedThread.start({ connection.run() }) {
+                // No thread for it: closed at once, as if the client had left.
+                state.withLock { _ = $0.connections.removeValue(forKey: id) }
+                close(client)
+            }
         }
         close(listenFD)
         state.withLock { $0.acceptRunning = false }
     }
 }
 
-/// Mutable server bookkeeping behind one lock.
-final class ServerState: @unchecked Sendable {
-    // @unchecked: `value` is only reached through withLock.
-    struct Value {
-        var started = false
-        var stopping = false
-        var acceptRunning = false
-        var port: UInt16 = 0
-        var stopPipe: WakePipe?
-        var nextID = 0
-        var connections: [Int: Int32] = [:]
+/// Mutable server bookkeeping, kept in the server's one lock.
+struct ServerState {
+    var started = false
+    var stopping = false
+    var acceptRunning = false
+    var port: UInt16 = 0
+    var stopPipe: WakePipe?
+    var nextID = 0
+    var connections: [Int: Int32] = [:]
 
-        mutating func register(_ fd: Int32, limit: Int) -> Int? {
-            guard connections.count < limit else { return nil }
-            nextID += 1
-            connections[nextID] = fd
-            return nextID
-        }
-    }
-
-    private let lock = NSLock()
-    private var value = Value()
-
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
+    mutating func register(_ fd: Int32, limit: Int) -> Int? {
+        guard connections.count < limit else { return nil }
+        nextID += 1
+        connections[nextID] = fd
+        return nextID
     }
 }
 

@@ -3,6 +3,7 @@
 // thread, woken through a self-pipe, writes them and only then resumes the writer. So a handler
 // never blocks a cooperative thread on a socket, and never runs ahead of a slow client.
 import Foundation
+import LoomSupport
 
 /// Why a streamed write failed.
 public enum HTTPStreamError: Error, Sendable, Equatable {
@@ -11,9 +12,7 @@ public enum HTTPStreamError: Error, Sendable, Equatable {
     case connectionClosed
 }
 
-final class ResponseExchange: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `lock`; the pipe is written only under the
-    // lock and only while `closed` is false, so the owner can close the pipe right after close().
+final class ResponseExchange: Sendable {
     enum Item {
         case head(HTTPResponse)
         case chunk([UInt8], CheckedContinuation<Void, any Error>)
@@ -21,9 +20,14 @@ final class ResponseExchange: @unchecked Sendable {
         case end(failed: Bool)
     }
 
-    private let lock = NSLock()
-    private var items: [Item] = []
-    private var closed = false
+    private struct State {
+        var items: [Item] = []
+        var closed = false
+    }
+
+    // The pipe is written only under the lock and only while `closed` is false, so the owner can
+    // close the pipe right after close().
+    private let state = Locked(State())
     private let wake: WakePipe
 
     init(wake: WakePipe) { self.wake = wake }
@@ -31,12 +35,12 @@ final class ResponseExchange: @unchecked Sendable {
     /// Queues an item and wakes the connection thread; false once closed.
     @discardableResult
     func post(_ item: Item) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !closed else { return false }
-        items.append(item)
-        wake.wake()
-        return true
+        state.withLock { s in
+            guard !s.closed else { return false }
+            s.items.append(item)
+            wake.wake()
+            return true
+        }
     }
 
     /// Queues body bytes and suspends until the connection thread has written them.
@@ -48,20 +52,19 @@ final class ResponseExchange: @unchecked Sendable {
 
     /// Everything posted since the last call.
     func take() -> [Item] {
-        lock.lock()
-        defer { lock.unlock() }
-        let out = items
-        items = []
-        return out
+        state.withLock { s in
+            defer { s.items = [] }
+            return s.items
+        }
     }
 
     /// Refuses further posts and fails every write still waiting.
     func close() {
-        lock.lock()
-        closed = true
-        let pending = items
-        items = []
-        lock.unlock()
+        let pending = state.withLock { s in
+            s.closed = true
+            defer { s.items = [] }
+            return s.items
+        }
         for case .chunk(_, let c) in pending { c.resume(throwing: HTTPStreamError.connectionClosed) }
     }
 }

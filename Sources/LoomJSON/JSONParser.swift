@@ -135,76 +135,10 @@ private struct JSONBytesParser {
         return JSONNumber(literal: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
     }
 
-    mutating func hex4() throws(JSONParseError) -> UInt32 {
-        guard i + 4 <= bytes.count else { throw fail("truncated \\u escape") }
-        var v: UInt32 = 0
-        for _ in 0..<4 {
-            let b = bytes[i]
-            let d: UInt32
-            switch b {
-            case 0x30...0x39: d = UInt32(b - 0x30)
-            case 0x41...0x46: d = UInt32(b - 0x41 + 10)
-            case 0x61...0x66: d = UInt32(b - 0x61 + 10)
-            default: throw fail("invalid \\u escape")
-            }
-            v = v << 4 | d
-            i += 1
-        }
-        return v
-    }
-
     mutating func parseString() throws(JSONParseError) -> String {
-        i += 1  // opening quote
-        var out: [UInt8] = []
-        var runStart = i
-        while true {
-            guard i < bytes.count else { throw fail("unterminated string") }
-            let b = bytes[i]
-            if b == UInt8(ascii: "\"") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
-                i += 1
-                break
-            }
-            if b < 0x20 { throw fail("control character in string") }
-            if b != UInt8(ascii: "\\") { i += 1; continue }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
-            i += 1
-            guard i < bytes.count else { throw fail("unterminated escape") }
-            let e = bytes[i]
-            i += 1
-            if let unescaped = JSONEscape.unescape(e) {
-                out.append(unescaped)
-                runStart = i
-                continue
-            }
-            switch e {
-            case UInt8(ascii: "u"):
-                var scalar = try hex4()
-                if (0xD800..<0xDC00).contains(scalar) {
-                    // A high surrogate must pair with a low one; a lone one becomes U+FFFD.
-                    if i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
-                        let save = i
-                        i += 2
-                        let low = try hex4()
-                        if (0xDC00..<0xE000).contains(low) {
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else {
-                            i = save
-                            scalar = 0xFFFD
-                        }
-                    } else {
-                        scalar = 0xFFFD
-                    }
-                } else if (0xDC00..<0xE000).contains(scalar) {
-                    scalar = 0xFFFD
-                }
-                out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
-            default:
-                throw fail("invalid escape")
-            }
-            runStart = i
-        }
-        return String(decoding: out, as: UTF8.self)
+        let decoded = try JSONStringDecoder.decode(bytes, at: i)
+        i = decoded.end
+        return decoded.value
     }
 }
 

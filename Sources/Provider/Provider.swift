@@ -1,7 +1,8 @@
-// Provider: the Foundation Models session protocol surface for Linux, and LocalLanguageModel.
+// Provider: the Foundation Models session protocol surface for Linux. It knows no engine:
+// `LocalLanguageModel` lives in LocalBackend, and the `Loom` umbrella re-exports both.
 //
 // App code written against Apple's Foundation Models 27.0 API compiles here with
-// `import Provider` in place of `import FoundationModels`:
+// `import Loom` (or `import Provider` with a model of its own) in place of `import FoundationModels`:
 //
 //   let session = LanguageModelSession(model: model, tools: [WeatherTool()], instructions: "…")
 //   let answer = try await session.respond(to: "…")

@@ -1,5 +1,6 @@
 import CTensor
 import Foundation
+import LoomSupport
 import Testing
 
 /// Helpers shared by the ops, attention, sampling, BLAS and pool suites.
@@ -13,22 +14,22 @@ enum OpsSupport {
     /// Serialises every test that forces the process-wide tier. Suites run in parallel: without
     /// it, one test's `loom_isa_set` lands in the middle of another's loop (which then checks the
     /// wrong tier), and the `before` one test restores may be a tier another test forced, left
-    /// active for the rest of the run (ThreadSanitizer's reports in issue 9).
-    static let tierOverride = NSLock()
+    /// active for the rest of the run.
+    static let tierOverride = Locked(())
 
     /// Runs `body` with the tier overridable, restoring the tier it found afterwards; no other
     /// test forces a tier meanwhile.
-    static func overridingTier<T>(_ body: () throws -> T) rethrows -> T {
-        tierOverride.lock()
-        defer { tierOverride.unlock() }
-        let before = loom_isa_active()
-        defer { _ = loom_isa_set(before) }
-        return try body()
+    static func overridingTier<E: Error>(_ body: () throws(E) -> Void) throws(E) {
+        try tierOverride.withLock { (_: inout Void) throws(E) in
+            let before = loom_isa_active()
+            defer { _ = loom_isa_set(before) }
+            try body()
+        }
     }
 
     /// Runs `body` once per tier with that tier forced, restoring the previous tier afterwards.
-    static func forEachTier(_ body: (loom_isa) throws -> Void) rethrows {
-        try overridingTier {
+    static func forEachTier<E: Error>(_ body: (loom_isa) throws(E) -> Void) throws(E) {
+        try overridingTier { () throws(E) in
             for tier in tiers {
                 _ = loom_isa_set(tier)
                 #expect(loom_isa_active() == tier, "another test changed the kernel tier")

@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 import HTTPServer
 import LoomJSON
+import LoomSupport
 import Provider
-import Synchronization
 import Testing
 import ChatCompletions
 
@@ -27,7 +27,7 @@ private func everythingShown(_ error: any Error) -> String {
 }
 
 final class TokenCounter: Sendable {
-    let calls = Mutex(0)
+    let calls = Locked(0)
     func next() -> String { calls.withLock { $0 += 1; return "tok-secret-\($0)" } }
 }
 

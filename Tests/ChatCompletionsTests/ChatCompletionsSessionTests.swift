@@ -1,8 +1,8 @@
 import Foundation
 import HTTPServer
 import LoomJSON
+import LoomSupport
 import Provider
-import Synchronization
 import Testing
 import ChatCompletions
 
@@ -15,7 +15,7 @@ struct CityWeatherTool: Tool {
     }
     let name = "weather"
     let description = "Current weather for a city."
-    final class Log: Sendable { let cities = Mutex<[String]>([]) }
+    final class Log: Sendable { let cities = Locked<[String]>([]) }
     let log = Log()
     func call(arguments: Arguments) async throws -> String {
         log.cities.withLock { $0.append(arguments.city) }

@@ -4,16 +4,15 @@ import FoundationNetworking
 #endif
 import HTTPServer
 import LoomJSON
+import LoomSupport
 import Testing
 import ChatCompletions
 
 /// A one-shot latch for handshakes between a server handler and the test.
-final class Gate: @unchecked Sendable {
-    // @unchecked: `opened` is guarded by `lock`.
-    private let lock = NSLock()
-    private var opened = false
-    func open() { lock.withLock { opened = true } }
-    var isOpen: Bool { lock.withLock { opened } }
+final class Gate: Sendable {
+    private let opened = Locked(false)
+    func open() { opened.withLock { $0 = true } }
+    var isOpen: Bool { opened.withLock { $0 } }
 
     /// Waits until opened; false when the waiting task is cancelled first.
     ///

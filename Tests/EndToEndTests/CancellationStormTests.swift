@@ -1,7 +1,8 @@
 import Engine
 import Foundation
-import Synchronization
+import LoomSupport
 import Testing
+@testable import LocalBackend
 @testable import Provider
 
 /// A thousand streaming requests on stories260K, each cancelled at a seeded random point —
@@ -66,7 +67,7 @@ import Testing
             let batch = plans[launched..<min(launched + Self.window, plans.count)]
             for plan in batch {
                 let task = Task {
-                    defer { tally.ended.add(1, ordering: .sequentiallyConsistent) }
+                    defer { tally.ended.withLock { $0 += 1 } }
                     do {
                         let session = LanguageModelSession(model: model)
                         var snapshots = 0
@@ -82,9 +83,9 @@ import Testing
                             for try await _ in session.streamResponse(to: plan.prompt, options: options) { consumed() }
                         }
                         // A cancelled stream may also end quietly; either way the request ended.
-                        if Task.isCancelled { tally.cancelled.add(1, ordering: .relaxed) } else { tally.completed.add(1, ordering: .relaxed) }
+                        if Task.isCancelled { tally.cancelled.withLock { $0 += 1 } } else { tally.completed.withLock { $0 += 1 } }
                     } catch is CancellationError {
-                        tally.cancelled.add(1, ordering: .relaxed)
+                        tally.cancelled.withLock { $0 += 1 }
                     } catch {
                         tally.unexpected.withLock { $0.append("\(error)") }
                     }
@@ -102,19 +103,19 @@ import Testing
             launched += batch.count
             // Bounded: a request that never ends fails the test instead of hanging it.
             let target = launched
-            guard await eventually(checks: 30_000, { tally.ended.load(ordering: .sequentiallyConsistent) == target }) else {
-                Issue.record("only \(tally.ended.load(ordering: .sequentiallyConsistent)) of \(target) requests ended")
+            guard await eventually(checks: 30_000, { tally.ended.withLock { $0 } == target }) else {
+                Issue.record("only \(tally.ended.withLock { $0 }) of \(target) requests ended")
                 return
             }
         }
 
-        print("storm: \(tally.completed.load(ordering: .relaxed)) completed, \(tally.cancelled.load(ordering: .relaxed)) cancelled, "
+        print("storm: \(tally.completed.withLock { $0 }) completed, \(tally.cancelled.withLock { $0 }) cancelled, "
               + "peak \(pool.peakLiveCount) engines alive")
-        #expect(tally.ended.load(ordering: .sequentiallyConsistent) == Self.requests)
+        #expect(tally.ended.withLock { $0 } == Self.requests)
         #expect(tally.unexpected.withLock { $0 } == [])
-        #expect(tally.completed.load(ordering: .relaxed) + tally.cancelled.load(ordering: .relaxed) == Self.requests)
-        #expect(tally.cancelled.load(ordering: .relaxed) > 0)
-        #expect(tally.completed.load(ordering: .relaxed) > 0)
+        #expect(tally.completed.withLock { $0 } + tally.cancelled.withLock { $0 } == Self.requests)
+        #expect(tally.cancelled.withLock { $0 } > 0)
+        #expect(tally.completed.withLock { $0 } > 0)
         // A stream ends for its consumer before the turn task behind it has wound down, and
         // pipelined engines come back through a worker thread: wait (bounded) for both.
         #expect(await eventually { pool.lentCount == 0 && pool.waitingCount == 0 && executor.workerThreads.running == 0 })
@@ -131,10 +132,10 @@ import Testing
 
 /// What the storm's requests did, counted from their tasks.
 final class Tally: Sendable {
-    let ended = Atomic<Int>(0)
-    let completed = Atomic<Int>(0)
-    let cancelled = Atomic<Int>(0)
-    let unexpected = Mutex<[String]>([])
+    let ended = Locked(0)
+    let completed = Locked(0)
+    let cancelled = Locked(0)
+    let unexpected = Locked<[String]>([])
 }
 
 /// A small seeded generator (SplitMix64), so the storm's plan is the same on every run.

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+@testable import LocalBackend
 @testable import Provider
 import Testing
 

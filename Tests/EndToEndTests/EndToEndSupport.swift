@@ -1,6 +1,8 @@
 import Foundation
 import Grammar
+import LocalBackend
 import LoomJSON
+import LoomSupport
 import Provider
 
 /// The models as the end-to-end suites use them (files located by `SharedData`).
@@ -12,20 +14,19 @@ enum E2EData {
 }
 
 /// Records executor events for tests that drive an executor directly.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [LanguageModelExecutorGenerationChannel.Event] = []
+final class EventLog: Sendable {
+    private let events = Locked<[LanguageModelExecutorGenerationChannel.Event]>([])
 
     var channel: LanguageModelExecutorGenerationChannel {
         LanguageModelExecutorGenerationChannel { [self] event in record(event) }
     }
 
     private func record(_ event: LanguageModelExecutorGenerationChannel.Event) {
-        lock.withLock { events.append(event) }
+        events.withLock { $0.append(event) }
     }
 
     var all: [LanguageModelExecutorGenerationChannel.Event] {
-        lock.withLock { events }
+        events.withLock { $0 }
     }
 
     /// Response text appended, in order.
@@ -81,11 +82,5 @@ func grammarAccepts(_ text: String, schema: JSONValue) throws -> Bool {
 /// Runs `body` on a thread with a large stack (schema compilation recurses; test tasks run on
 /// small cooperative-pool stacks).
 func onLargeStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-        let thread = Thread {
-            do { c.resume(returning: try body()) } catch { c.resume(throwing: error) }
-        }
-        thread.stackSize = 256 << 20
-        thread.start()
-    }
+    try await DedicatedThread.run(stackSize: 256 << 20, body)
 }

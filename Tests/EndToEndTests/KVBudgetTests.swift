@@ -1,7 +1,8 @@
 import Engine
 import Foundation
-import Synchronization
+import LoomSupport
 import Testing
+@testable import LocalBackend
 @testable import Provider
 
 /// `LocalLanguageModel.kvCacheBudget`: engines' KV caches stay within it, a request that finds
@@ -161,9 +162,9 @@ import Testing
 
 /// Set once by a task that ended.
 final class Finished: Sendable {
-    private let flag = Atomic<Bool>(false)
-    func mark() { flag.store(true, ordering: .releasing) }
-    var isMarked: Bool { flag.load(ordering: .acquiring) }
+    private let flag = Locked(false)
+    func mark() { flag.withLock { $0 = true } }
+    var isMarked: Bool { flag.withLock { $0 } }
 }
 
 /// Whether `condition` became true within a generous bound of short sleeps: a safety net so a

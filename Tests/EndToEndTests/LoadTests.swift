@@ -2,6 +2,7 @@ import Engine
 import Foundation
 import LoomJSON
 import Testing
+@testable import LocalBackend
 @testable import Provider
 
 /// Many sessions on one model at once: no crash, no leakage between sessions, bounded memory.

@@ -1,5 +1,6 @@
 import Foundation
 import Engine
+import LocalBackend
 import Provider
 import Testing
 

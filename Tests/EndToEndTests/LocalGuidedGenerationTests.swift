@@ -1,5 +1,6 @@
 import Foundation
 import Grammar
+import LocalBackend
 import LoomJSON
 import Provider
 import Testing

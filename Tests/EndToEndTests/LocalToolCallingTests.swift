@@ -1,6 +1,7 @@
 import Foundation
+import LocalBackend
+import LoomSupport
 import Provider
-import Synchronization
 import Testing
 
 /// A tool the model calls with a city name.
@@ -13,7 +14,7 @@ struct GetWeather: Tool {
     }
     let name = "getWeather"
     let description = "Returns the current weather for a city."
-    final class Log: Sendable { let cities = Mutex<[String]>([]) }
+    final class Log: Sendable { let cities = Locked<[String]>([]) }
     let log = Log()
     func call(arguments: Arguments) async throws -> String {
         log.cities.withLock { $0.append(arguments.city) }

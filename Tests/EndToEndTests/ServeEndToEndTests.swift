@@ -2,6 +2,7 @@ import ChatCompletions
 import ChatCompletionsServer
 import Foundation
 import HTTPServer
+import LocalBackend
 import LoomJSON
 import Provider
 import Testing

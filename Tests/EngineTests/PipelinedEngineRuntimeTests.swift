@@ -1,4 +1,5 @@
 import Engine
+import LoomSupport
 import Testing
 
 /// `PipelinedEngine`: the same tokens as `SequentialEngine.generate` on three models (greedy and

@@ -1,5 +1,6 @@
 import Foundation
 import Engine
+import LoomSupport
 import Testing
 
 /// Shared weights: one `Model` per file, unmapped with its last user, and many sequences on
@@ -116,7 +117,7 @@ import Testing
         let done = DispatchGroup()
         for i in 0..<8 {
             done.enter()
-            let thread = Thread { [prompts, sampling] in
+            let started = DedicatedThread.start { [prompts, sampling] in
                 defer { done.leave() }
                 do {
                     let engine = try SequentialEngine(model: model, configuration: config, prefixCache: prefixCache)
@@ -129,7 +130,8 @@ import Testing
                     results.set(i, .failure(error))
                 }
             }
-            thread.start()
+            if !started { done.leave() }
+            #expect(started, "thread \(i) could not be created")
         }
         done.wait()
         for i in 0..<8 {
@@ -139,12 +141,11 @@ import Testing
 }
 
 /// Per-thread results of the concurrency test.
-private final class Results: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Result<[Int32], any Error>?]
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<[Int32], any Error>) { lock.withLock { values[i] = r } }
+private final class Results: Sendable {
+    private let values: Locked<[Result<[Int32], any Error>?]>
+    init(count: Int) { values = Locked(Array(repeating: nil, count: count)) }
+    func set(_ i: Int, _ r: Result<[Int32], any Error>) { values.withLock { $0[i] = r } }
     func get(_ i: Int) -> Result<[Int32], any Error> {
-        lock.withLock { values[i] ?? .failure(EngineError.cancelled) }
+        values.withLock { $0[i] ?? .failure(EngineError.cancelled) }
     }
 }

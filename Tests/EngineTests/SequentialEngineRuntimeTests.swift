@@ -1,4 +1,5 @@
 import Engine
+import LoomSupport
 import Testing
 
 /// `SequentialEngine` as a runtime: prefix reuse (exact), the context limit checked before any

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import LoomSupport
 import Testing
 
 /// llama.cpp's own tokenizer vectors (`../shared/vocab`) and the SmolLM2 vectors produced by
@@ -75,17 +76,16 @@ import Testing
 }
 
 /// Builds each vocabulary once for all tests of a run.
-final class TokenizerCache: @unchecked Sendable {
-    // Guarded by `lock`; tokenizers themselves are immutable.
-    private var built: [String: Tokenizer] = [:]
-    private let lock = NSLock()
+final class TokenizerCache: Sendable {
+    // Tokenizers themselves are immutable.
+    private let built = Locked<[String: Tokenizer]>([:])
 
     func tokenizer(_ path: String) throws -> Tokenizer {
-        lock.lock()
-        defer { lock.unlock() }
-        if let t = built[path] { return t }
-        let t = try Tokenizer(gguf: GGUFFile(path: path))
-        built[path] = t
-        return t
+        try built.withLock { built in
+            if let t = built[path] { return t }
+            let t = try Tokenizer(gguf: GGUFFile(path: path))
+            built[path] = t
+            return t
+        }
     }
 }

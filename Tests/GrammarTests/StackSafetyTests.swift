@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LoomJSON
+import LoomSupport
 import Testing
 @testable import Grammar
 
@@ -11,27 +12,14 @@ import Testing
 @Suite struct StackSafetyTests {
     /// Compiles on a fresh thread with a 512 KiB stack and returns the error, if any.
     static func onSmallStack(_ body: @escaping @Sendable () throws(GrammarError) -> Grammar) -> Result<Int, GrammarError> {
-        final class Box: @unchecked Sendable {
-            // @unchecked: written by the worker before pthread_join returns, read after.
-            let body: @Sendable () throws(GrammarError) -> Grammar
-            var result: Result<Int, GrammarError> = .success(-1)
-            init(_ body: @escaping @Sendable () throws(GrammarError) -> Grammar) { self.body = body }
+        do {
+            return try DedicatedThread.runAndWait(stackSize: 512 << 10) { () -> Result<Int, GrammarError> in
+                do throws(GrammarError) { return .success(try body().nodeCount) } catch { return .failure(error) }
+            }
+        } catch {
+            Issue.record("no thread with a small stack: \(error)")
+            return .success(-1)
         }
-        let box = Box(body)
-        var attr = pthread_attr_t()
-        pthread_attr_init(&attr)
-        pthread_attr_setstacksize(&attr, 512 << 10)
-        var thread = pthread_t()
-        let arg = Unmanaged.passRetained(box).toOpaque()
-        let rc = pthread_create(&thread, &attr, { raw in
-            let b = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            do throws(GrammarError) { b.result = .success(try b.body().nodeCount) } catch { b.result = .failure(error) }
-            return nil
-        }, arg)
-        pthread_attr_destroy(&attr)
-        #expect(rc == 0)
-        pthread_join(thread, nil)
-        return box.result
     }
 
     /// Either outcome is fine; an error must be the typed nesting limit (or the JSON parser's).

@@ -1,5 +1,6 @@
 import Foundation
 import LoomJSON
+import LoomSupport
 import Testing
 import HTTPServer
 import LoomTestSupport
@@ -472,11 +473,10 @@ private func echoRoutes(_ r: inout HTTPRouter) {
     }
 
     @Test func accessLogReportsEveryExchange() async throws {
-        final class Records: @unchecked Sendable {
-            let lock = NSLock()
-            var items: [HTTPAccessRecord] = []
-            func add(_ r: HTTPAccessRecord) { lock.withLock { items.append(r) } }
-            var all: [HTTPAccessRecord] { lock.withLock { items } }
+        final class Records: Sendable {
+            let items = Locked<[HTTPAccessRecord]>([])
+            func add(_ r: HTTPAccessRecord) { items.withLock { $0.append(r) } }
+            var all: [HTTPAccessRecord] { items.withLock { $0 } }
         }
         let records = Records()
         var router = HTTPRouter()
@@ -560,14 +560,6 @@ private func echoRoutes(_ r: inout HTTPRouter) {
             #expect(denied.header("Access-Control-Allow-Origin") == nil)
             #expect(denied.status == 401)
         }
-    }
-
-    @Test func signalWaiterDeliversTheSignal() async throws {
-        let waiter = try SignalWaiter([SIGUSR2])
-        // Process-directed, like Ctrl-C or `kill`: raise() would target this cooperative-pool
-        // thread, where dispatch keeps signals blocked.
-        kill(getpid(), SIGUSR2)
-        #expect(await waiter.next() == SIGUSR2)
     }
 
     @Test func errorEnvelopeShape() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import LoomJSON
+@testable import LocalBackend
 @testable import Provider
 
 /// Issue 7 through `LocalLanguageModel`'s executor: a model whose chat template ends the

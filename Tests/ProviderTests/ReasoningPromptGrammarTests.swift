@@ -3,6 +3,7 @@ import ChatTemplate
 import Engine
 import Grammar
 import LoomJSON
+@testable import LocalBackend
 @testable import Provider
 
 /// Issue 7: when the rendered generation prompt already opened a reasoning block (Qwen3-style

@@ -120,13 +120,14 @@ import Testing
 
             // Equal configurations from a different model value share the executor.
             let twin = MockLanguageModel(text: ["a"], tag: tag)
-            #expect(try session.executors.executor(for: twin) === session.executors.executor(for: twin))
+            let twinExecutor = try await session.executors.executor(for: twin)
+            #expect(try await session.executors.executor(for: twin) === twinExecutor)
             #expect(MockRegistry.get(tag).created == 1)
 
             // A different configuration gets its own executor in the same store.
             let other = MockLanguageModel(text: ["b"], tag: tag)
-            let first = try session.executors.executor(for: twin)
-            let second = try session.executors.executor(for: other)
+            let first = try await session.executors.executor(for: twin)
+            let second = try await session.executors.executor(for: other)
             #expect(first !== second)
             stats = MockRegistry.get(tag)
             #expect(stats.created == 2)

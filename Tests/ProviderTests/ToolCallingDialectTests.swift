@@ -3,6 +3,7 @@ import Testing
 import ChatTemplate
 import Engine
 import LoomJSON
+@testable import LocalBackend
 @testable import Provider
 
 /// Fixtures for the tool-calling suites: ../shared templates and the default model.

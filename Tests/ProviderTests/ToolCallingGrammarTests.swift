@@ -2,6 +2,7 @@ import Testing
 import Engine
 import Grammar
 import LoomJSON
+@testable import LocalBackend
 @testable import Provider
 
 /// Replays text through a grammar token by token, every token checked against the mask first.

@@ -3,6 +3,7 @@ import Testing
 import Engine
 import Grammar
 import LoomJSON
+@testable import LocalBackend
 @testable import Provider
 
 /// SmolLM2 (no tool support in its template) decoding greedily under the call grammar (one call

@@ -1,5 +1,6 @@
 import Testing
 import LoomJSON
+@testable import LocalBackend
 @testable import Provider
 
 @Suite struct ToolCallingParserTests {

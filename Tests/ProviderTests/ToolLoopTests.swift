@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LoomSupport
 import Testing
 @testable import Provider
 
@@ -12,7 +12,7 @@ struct WeatherTool: Tool {
     }
     let name = "weather"
     let description = "Current weather for a city."
-    final class Log: Sendable { let cities = Mutex<[String]>([]) }
+    final class Log: Sendable { let cities = Locked<[String]>([]) }
     let log = Log()
     func call(arguments: Arguments) async throws -> String {
         log.cities.withLock { $0.append(arguments.city) }

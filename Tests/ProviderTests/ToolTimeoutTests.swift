@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import LoomSupport
 import Testing
 @testable import Provider
 
 /// A one-way signal tests poll for a bounded number of steps, so a handshake that never comes
 /// fails the test instead of hanging it.
 final class Latch: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func open() {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in

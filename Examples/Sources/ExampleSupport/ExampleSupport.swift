@@ -1,5 +1,5 @@
 import Foundation
-import Provider
+import Loom
 
 /// The model file an example runs: the first argument, else `$LOOM_MODEL`, else the repository's
 /// `models/default.gguf` (examples run from the repository root or from `Examples/`).

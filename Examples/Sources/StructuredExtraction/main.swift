@@ -1,6 +1,6 @@
 import ExampleSupport
 import Foundation
-import Provider
+import Loom
 
 // Structured extraction into a Codable type. The session derives a JSON Schema from the type
 // (`GenerationSchema(deriving:)`); the local model generates under that schema's grammar, so the

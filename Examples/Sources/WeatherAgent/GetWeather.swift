@@ -1,5 +1,5 @@
 import Foundation
-import Provider
+import Loom
 
 /// A tool the model can call: the session offers it, the model's call is generated under a
 /// grammar (so `city` is always a string and the name always `getWeather`), the session runs

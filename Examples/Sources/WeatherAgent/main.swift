@@ -1,6 +1,6 @@
 import ExampleSupport
 import Foundation
-import Provider
+import Loom
 
 // A tool-calling agent on a local model: the session's tool loop calls `getWeather`, then the
 // model answers with the tool's output in its context.

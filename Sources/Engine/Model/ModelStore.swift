@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LoomSupport
 
 /// Loads each model file once per process and shares it: every engine and executor that asks for
 /// the same file gets the same `Model` (one mapping), and the mapping goes away when the last of

@@ -1,3 +1,5 @@
+import LoomSupport
+
 /// The generation loop both engines run, so that the same prompt, sampling parameters and seed
 /// give the same tokens whichever engine runs them: prefill, then repeatedly sample (penalties
 /// and filters inside the `Sampler`), stop on a stop token, emit, and evaluate the token.

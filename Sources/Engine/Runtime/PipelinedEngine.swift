@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LoomSupport
 
 /// The engine that samples inside its own loop: a producer thread evaluates the prompt, then
 /// decodes back to back (sample → evaluate → sample …) and pushes token ids into a bounded ring

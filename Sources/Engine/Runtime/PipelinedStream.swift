@@ -1,3 +1,5 @@
+import LoomSupport
+
 /// The token ids a `PipelinedEngine` generates, in order, as an `AsyncSequence` that throws
 /// `EngineError`. The producer thread fills a bounded ring while the consumer drains it.
 ///

@@ -1,3 +1,4 @@
+import LoomSupport
 
 /// A bounded store of KV snapshots keyed by token prefix, shared by every engine of a process
 /// (or of a service): a system prompt that many sessions start with is evaluated once, and each

@@ -1,3 +1,5 @@
+import LoomSupport
+
 /// The engine that hands logits to its caller: `prefill` a prompt, then `step` one token at a time,
 /// each step returning the next token's logits as a borrowed buffer.
 ///

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LoomSupport
 
 /// The bounded hand-off between a `PipelinedEngine`'s producer thread and the async consumer of
 /// its `PipelinedStream`: a ring of token ids plus the end of the generation.

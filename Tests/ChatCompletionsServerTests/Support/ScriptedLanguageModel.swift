@@ -2,8 +2,8 @@
 // receives, and can stop at handshakes the test controls — so tests prove streaming,
 // admission and cancellation by causality, never by timing.
 import Foundation
+import LoomSupport
 import Provider
-import Synchronization
 
 /// A failure the script can throw (an index into typed `LanguageModelError`s; the
 /// configuration must be Hashable, and errors are not).
@@ -85,7 +85,7 @@ struct ScriptRecord: Sendable {
 }
 
 enum ScriptRegistry {
-    static let records = Mutex<[String: ScriptRecord]>([:])
+    static let records = Locked<[String: ScriptRecord]>([:])
     static func update(_ tag: String, _ body: (inout ScriptRecord) -> Void) {
         records.withLock { body(&$0[tag, default: ScriptRecord()]) }
     }
@@ -155,45 +155,49 @@ final class ScriptedExecutor: LanguageModelExecutor {
 }
 
 /// Named one-shot gates, awaitable from async code and from plain threads.
-final class TestGates: @unchecked Sendable {
-    // @unchecked: every field is guarded by `condition`.
+final class TestGates: Sendable {
     static let shared = TestGates()
-    private let condition = NSCondition()
-    private var opened: Set<String> = []
-    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    private struct State {
+        var opened: Set<String> = []
+        var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+        var blocked: [String: [DispatchSemaphore]] = [:]
+    }
+
+    private let state = Locked(State())
 
     func open(_ name: String) {
-        condition.lock()
-        opened.insert(name)
-        let resumed = waiters.removeValue(forKey: name) ?? []
-        condition.broadcast()
-        condition.unlock()
+        let (resumed, woken) = state.withLock { s in
+            s.opened.insert(name)
+            return (s.waiters.removeValue(forKey: name) ?? [], s.blocked.removeValue(forKey: name) ?? [])
+        }
         for waiter in resumed { waiter.resume() }
+        for semaphore in woken { semaphore.signal() }
     }
 
     func isOpen(_ name: String) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return opened.contains(name)
+        state.withLock { $0.opened.contains(name) }
     }
 
     func wait(_ name: String) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            condition.lock()
-            if opened.contains(name) {
-                condition.unlock()
-                c.resume()
-            } else {
-                waiters[name, default: []].append(c)
-                condition.unlock()
+            let now = state.withLock { s -> Bool in
+                if s.opened.contains(name) { return true }
+                s.waiters[name, default: []].append(c)
+                return false
             }
+            if now { c.resume() }
         }
     }
 
     /// Blocks the calling thread (never call it on the cooperative pool).
     func blockingWait(_ name: String) {
-        condition.lock()
-        while !opened.contains(name) { condition.wait() }
-        condition.unlock()
+        let semaphore = DispatchSemaphore(value: 0)
+        let now = state.withLock { s -> Bool in
+            if s.opened.contains(name) { return true }
+            s.blocked[name, default: []].append(semaphore)
+            return false
+        }
+        if !now { semaphore.wait() }
     }
 }

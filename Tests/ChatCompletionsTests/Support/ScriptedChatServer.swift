@@ -1,8 +1,8 @@
 import Foundation
 import HTTPServer
 import LoomJSON
+import LoomSupport
 import Provider
-import Synchronization
 import ChatCompletions
 
 /// What the scripted server received.
@@ -17,7 +17,7 @@ struct CapturedRequest: Sendable {
 /// `script(requestNumber, request)`; every request is captured.
 final class ScriptedChatServer: Sendable {
     /// The requests received, in order.
-    final class Log: Sendable { let list = Mutex<[CapturedRequest]>([]) }
+    final class Log: Sendable { let list = Locked<[CapturedRequest]>([]) }
     let log: Log
     private let server: HTTPServer
     let baseURL: URL

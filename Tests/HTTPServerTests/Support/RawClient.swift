@@ -7,6 +7,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LoomSupport
 import LoomTestSupport
 
 struct RawClientError: Error, CustomStringConvertible {
@@ -21,13 +22,12 @@ struct RawResponse: Sendable {
     func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
 }
 
-final class RawClient: @unchecked Sendable {
-    // @unchecked: `buffer` is only touched under `lock`. Each blocking call runs on its own
-    // thread (offPool), so one client's reads happen on different threads one after the other;
-    // the lock states that order instead of leaving it to the test's sequencing.
+final class RawClient: Sendable {
     let fd: Int32
-    private let lock = NSRecursiveLock()
-    private var buffer: [UInt8] = []
+    // Each blocking call runs on its own thread (offPool), so one client's reads happen on
+    // different threads one after the other; the lock states that order instead of leaving it
+    // to the test's sequencing.
+    private let buffer = Locked<[UInt8]>([])
 
     /// Connects to 127.0.0.1:port. A 120 s receive timeout turns a hung server into a test failure
     /// (30 s was hit by a working server under ThreadSanitizer on a loaded machine, issue 9).
@@ -65,8 +65,8 @@ final class RawClient: @unchecked Sendable {
     /// Closes the socket (the server should see EOF).
     func shutdownBoth() { shutdown(fd, Int32(SHUT_RDWR)) }
 
-    /// Receives more bytes; false on EOF.
-    private func fill() throws -> Bool {
+    /// Receives more bytes into `buffer`; false on EOF.
+    private func fill(_ buffer: inout [UInt8]) throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 8192)
         var n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         while n < 0 && errno == EINTR { n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
@@ -76,7 +76,7 @@ final class RawClient: @unchecked Sendable {
         return true
     }
 
-    private func readLine() throws -> String {
+    private func readLine(_ buffer: inout [UInt8]) throws -> String {
         while true {
             if let i = buffer.firstIndex(of: 10) {
                 var line = Array(buffer[0..<i])
@@ -84,13 +84,13 @@ final class RawClient: @unchecked Sendable {
                 if line.last == 13 { line.removeLast() }
                 return String(decoding: line, as: UTF8.self)
             }
-            guard try fill() else { throw RawClientError(description: "EOF inside a line") }
+            guard try fill(&buffer) else { throw RawClientError(description: "EOF inside a line") }
         }
     }
 
-    private func readExactly(_ n: Int) throws -> [UInt8] {
+    private func readExactly(_ n: Int, _ buffer: inout [UInt8]) throws -> [UInt8] {
         while buffer.count < n {
-            guard try fill() else { throw RawClientError(description: "EOF inside a body") }
+            guard try fill(&buffer) else { throw RawClientError(description: "EOF inside a body") }
         }
         let out = Array(buffer[0..<n])
         buffer.removeFirst(n)
@@ -99,17 +99,19 @@ final class RawClient: @unchecked Sendable {
 
     /// Reads a status line and headers, skipping interim 1xx responses unless asked for them.
     func readHeadNow(skipInterim: Bool = true) throws -> (Int, [(String, String)]) {
-        lock.lock()
-        defer { lock.unlock() }
+        try buffer.withLock { try readHead(skipInterim: skipInterim, &$0) }
+    }
+
+    private func readHead(skipInterim: Bool, _ buffer: inout [UInt8]) throws -> (Int, [(String, String)]) {
         while true {
-            let statusLine = try readLine()
+            let statusLine = try readLine(&buffer)
             let parts = statusLine.split(separator: " ", maxSplits: 2)
             guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
                 throw RawClientError(description: "bad status line '\(statusLine)'")
             }
             var headers: [(String, String)] = []
             while true {
-                let line = try readLine()
+                let line = try readLine(&buffer)
                 if line.isEmpty { break }
                 guard let colon = line.firstIndex(of: ":") else { throw RawClientError(description: "bad header '\(line)'") }
                 headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
@@ -121,38 +123,40 @@ final class RawClient: @unchecked Sendable {
 
     /// One chunk of a chunked body; empty at the terminating chunk.
     func readChunkNow() throws -> [UInt8] {
-        lock.lock()
-        defer { lock.unlock() }
-        let sizeLine = try readLine()
+        try buffer.withLock { try readChunk(&$0) }
+    }
+
+    private func readChunk(_ buffer: inout [UInt8]) throws -> [UInt8] {
+        let sizeLine = try readLine(&buffer)
         guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else { throw RawClientError(description: "bad chunk size '\(sizeLine)'") }
-        let data = try readExactly(size)
-        guard try readLine().isEmpty else { throw RawClientError(description: "chunk without CRLF") }
+        let data = try readExactly(size, &buffer)
+        guard try readLine(&buffer).isEmpty else { throw RawClientError(description: "chunk without CRLF") }
         if size == 0 { return [] }
         return data
     }
 
     func readResponseNow() throws -> RawResponse {
-        lock.lock()
-        defer { lock.unlock() }
-        let (status, headers) = try readHeadNow()
-        let r = RawResponse(status: status, headers: headers, body: [])
-        var body: [UInt8] = []
-        if status == 204 || status == 304 {
-            return r
-        } else if r.header("Transfer-Encoding")?.lowercased() == "chunked" {
-            while true {
-                let c = try readChunkNow()
-                if c.isEmpty { break }
-                body += c
+        try buffer.withLock { buffer in
+            let (status, headers) = try readHead(skipInterim: true, &buffer)
+            let r = RawResponse(status: status, headers: headers, body: [])
+            var body: [UInt8] = []
+            if status == 204 || status == 304 {
+                return r
+            } else if r.header("Transfer-Encoding")?.lowercased() == "chunked" {
+                while true {
+                    let c = try readChunk(&buffer)
+                    if c.isEmpty { break }
+                    body += c
+                }
+            } else if let cl = r.header("Content-Length"), let n = Int(cl) {
+                body = try readExactly(n, &buffer)
+            } else {
+                while try fill(&buffer) {}
+                body = buffer
+                buffer = []
             }
-        } else if let cl = r.header("Content-Length"), let n = Int(cl) {
-            body = try readExactly(n)
-        } else {
-            while try fill() {}
-            body = buffer
-            buffer = []
+            return RawResponse(status: status, headers: headers, body: body)
         }
-        return RawResponse(status: status, headers: headers, body: body)
     }
 
     func readHead() async throws -> (Int, [(String, String)]) { try await offPool { try self.readHeadNow() } }
@@ -162,22 +166,20 @@ final class RawClient: @unchecked Sendable {
     /// Whether the server closed the connection (EOF with nothing more to read).
     func readsEOF() async throws -> Bool {
         try await offPool {
-            self.lock.lock()
-            defer { self.lock.unlock() }
-            if !self.buffer.isEmpty { return false }
-            return try !self.fill()
+            try self.buffer.withLock { buffer in
+                if !buffer.isEmpty { return false }
+                return try !self.fill(&buffer)
+            }
         }
     }
 }
 
 /// A one-shot latch for handshakes between a handler and the test.
-final class Gate: @unchecked Sendable {
-    // @unchecked: `opened` is guarded by `lock`.
-    private let lock = NSLock()
-    private var opened = false
+final class Gate: Sendable {
+    private let opened = Locked(false)
 
-    func open() { lock.withLock { opened = true } }
-    var isOpen: Bool { lock.withLock { opened } }
+    func open() { opened.withLock { $0 = true } }
+    var isOpen: Bool { opened.withLock { $0 } }
 
     /// Waits until opened; false when the waiting task is cancelled first.
     ///
@@ -203,9 +205,8 @@ func until(_ condition: () -> Bool) async -> Bool {
 }
 
 /// A thread-safe counter for observing handlers.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var n = 0
-    func increment() { lock.withLock { n += 1 } }
-    var value: Int { lock.withLock { n } }
+final class Counter: Sendable {
+    private let n = Locked(0)
+    func increment() { n.withLock { $0 += 1 } }
+    var value: Int { n.withLock { $0 } }
 }

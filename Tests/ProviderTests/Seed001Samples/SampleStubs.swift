@@ -3,8 +3,8 @@
 // sampling-mode sample fills in. Not part of Provider.
 
 import Foundation
+import LoomSupport
 import Provider
-import Synchronization
 
 /// A provider's stream event, with exactly the cases the executor sample switches over.
 enum ProviderEvent: Sendable {
@@ -21,8 +21,8 @@ enum ProviderEvent: Sendable {
 /// Scripted transport: tests set the events the next stream replays.
 final class StubbedTransport: Sendable {
   static let shared = StubbedTransport()
-  private let scripted = Mutex<[ProviderEvent]>([])
-  private let lastRequest = Mutex<LanguageModelExecutorGenerationRequest?>(nil)
+  private let scripted = Locked<[ProviderEvent]>([])
+  private let lastRequest = Locked<LanguageModelExecutorGenerationRequest?>(nil)
 
   func respond(with events: [ProviderEvent]) { scripted.withLock { $0 = events } }
   func events(for request: LanguageModelExecutorGenerationRequest) -> [ProviderEvent] {
@@ -44,7 +44,7 @@ func openProviderStream(for request: LanguageModelExecutorGenerationRequest) -> 
 final class OAuthSession: Sendable {
   static let shared = OAuthSession()
   let accountID = "account-1"
-  private let token = Mutex<String?>(nil)
+  private let token = Locked<String?>(nil)
 
   func currentAccessToken() async throws -> String? { token.withLock { $0 } }
   func runOAuthFlow() async throws { token.withLock { $0 = "token" } }

@@ -1,6 +1,6 @@
 import Foundation
+import LoomSupport
 import Provider
-import Synchronization
 
 /// One scripted executor action.
 enum MockEvent: Hashable, Sendable {
@@ -79,7 +79,7 @@ struct MockStats: Sendable {
 }
 
 enum MockRegistry {
-    static let stats = Mutex<[String: MockStats]>([:])
+    static let stats = Locked<[String: MockStats]>([:])
     static func update(_ tag: String, _ body: (inout MockStats) -> Void) {
         stats.withLock { body(&$0[tag, default: MockStats()]) }
     }

@@ -1,11 +1,11 @@
 import Foundation
 @testable import Provider
-import Synchronization
+import LoomSupport
 
 /// A channel that records every event and assembles them as the session would.
 final class RecordingChannel: Sendable {
-    private let recorded = Mutex<[LanguageModelExecutorGenerationChannel.Event]>([])
-    private let assembler = Mutex(TranscriptAssembler())
+    private let recorded = Locked<[LanguageModelExecutorGenerationChannel.Event]>([])
+    private let assembler = Locked(TranscriptAssembler())
 
     var channel: LanguageModelExecutorGenerationChannel {
         LanguageModelExecutorGenerationChannel { [self] event in

@@ -1,0 +1,142 @@
+import CTensor
+import Engine
+import Grammar
+import LoomJSON
+import LoomSupport
+
+/// The engine-level measurements of `loom bench`: token generation through either engine (the
+/// consumer detokenizing each token, as a service would), guided generation under a JSON Schema,
+/// and second-turn time to first token with and without prefix reuse.
+enum BenchGeneration {
+    /// tg through an engine: a one-token prompt, then greedy generation of `tokens` tokens (no stop
+    /// tokens) from an empty context; the consumer detokenizes every token. Seconds per run.
+    static func generationSeconds(engine: BenchEngine, first: Int32, tokens: Int, tokenizer: Tokenizer?) async throws -> Double {
+        var decoder = tokenizer.map { StreamingDecoder(tokenizer: $0) }
+        var text = 0
+        let t0 = loom_now_seconds()
+        let n = try await engine.generate(prompt: [first], sampling: .greedy, maxTokens: tokens, reusePrefix: false) { t in
+            if decoder != nil { text &+= ((try? decoder!.append(t)) ?? "").utf8.count }
+        }
+        let seconds = loom_now_seconds() - t0
+        guard n == tokens else { throw RuntimeError("generation stopped after \(n) of \(tokens) tokens") }
+        _ = text
+        return seconds
+    }
+
+    /// Guided tg: greedy generation under the schema's token masks through the sequential engine.
+    /// Tokens the grammar forces (a single allowed token) are collected into runs and evaluated as
+    /// one batch (`force`). When the document completes, the matcher restarts so that the run
+    /// lasts `tokens` tokens. Returns seconds and how many tokens were forced.
+    static func guidedSeconds(engine: SequentialEngine, matcher: GrammarMatcher, prompt: [Int32], tokens: Int)
+        throws -> (seconds: Double, forced: Int)
+    {
+        let vocab = engine.model.config.vocabularySize
+        let sampler = try Sampler(vocabularySize: vocab, parameters: .greedy)
+        let words = matcher.maskWordCount
+        let mask = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: words)
+        defer { mask.deallocate() }
+        var pending: [Int32] = []
+        pending.reserveCapacity(tokens)
+        matcher.reset()
+        var produced = 0, forced = 0
+        let t0 = loom_now_seconds()
+        try engine.prefill(prompt, reusePrefix: false)
+        var logits = engine.logits
+        while produced < tokens {
+            matcher.mask(into: mask)
+            var allowed = 0, only = -1
+            for w in 0..<words where mask[w] != 0 {
+                allowed += mask[w].nonzeroBitCount
+                only = w * 64 + mask[w].trailingZeroBitCount
+            }
+            if allowed == 1 && !matcher.vocabulary.isEndOfGeneration(only) {
+                // Forced: no logits needed; evaluate the run in one batch when it ends.
+                matcher.accept(token: only)
+                pending.append(Int32(only))
+                produced += 1
+                forced += 1
+                continue
+            }
+            if !pending.isEmpty {
+                logits = try engine.force(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+            guard let t = sampler.sample(logits, mask: UnsafePointer(mask.baseAddress)) else { throw RuntimeError("no token allowed by the schema") }
+            if matcher.vocabulary.isEndOfGeneration(Int(t)) {
+                matcher.reset()
+                continue
+            }
+            matcher.accept(token: Int(t))
+            produced += 1
+            if produced < tokens { logits = try engine.step(t) }
+        }
+        if !pending.isEmpty { _ = try engine.force(pending) }
+        return (loom_now_seconds() - t0, forced)
+    }
+
+    /// One multi-turn conversation: turn 1 is the `prefix` plus a question, answered with
+    /// `answerTokens` tokens; each later turn appends the answer and a new question. Returns
+    /// the last turn's time to first token (prompt evaluation plus choosing the first token) and
+    /// the prompt tokens it did not evaluate.
+    static func lastTurn(engine: BenchEngine, prefix: [Int32], turns: Int, question: (Int) -> [Int32],
+                         answerTokens: Int, reuse: Bool) async throws -> (seconds: Double, prompt: Int, cached: Int) {
+        var conversation = prefix + question(1)
+        var answer: [Int32] = []
+        _ = try await engine.generate(prompt: conversation, sampling: .greedy, maxTokens: answerTokens, reusePrefix: false) {
+            answer.append($0)
+        }
+        var result = (seconds: 0.0, prompt: 0, cached: 0)
+        for turn in 2...max(turns, 2) {
+            conversation += answer + question(turn)
+            answer.removeAll()
+            let t0 = loom_now_seconds()
+            var firstAt = 0.0
+            _ = try await engine.generate(prompt: conversation, sampling: .greedy,
+                                          maxTokens: turn == turns ? 1 : answerTokens, reusePrefix: reuse) {
+                if answer.isEmpty { firstAt = loom_now_seconds() }
+                answer.append($0)
+            }
+            result = (firstAt - t0, conversation.count, engine.lastPrefill.cachedTokenCount)
+        }
+        return result
+    }
+}
+
+/// Either engine behind one generation call, so the benchmark loops are written once.
+final class BenchEngine {
+    let sequential: SequentialEngine?
+    let pipelined: PipelinedEngine?
+    private(set) var lastPrefill = PrefillResult(cachedTokenCount: 0, evaluatedTokenCount: 0)
+
+    init(kind: String, model: Model, configuration: TransformerConfiguration, prefixCache: PrefixCache? = nil) throws {
+        if kind == "pipelined" {
+            pipelined = try PipelinedEngine(model: model, configuration: configuration, prefixCache: prefixCache)
+            sequential = nil
+        } else {
+            sequential = try SequentialEngine(model: model, configuration: configuration, prefixCache: prefixCache)
+            pipelined = nil
+        }
+    }
+
+    var engine: SequentialEngine { sequential ?? pipelined!.engine }
+
+    /// Generates and hands each token to `body`; returns how many were generated.
+    func generate(prompt: [Int32], sampling: SamplingParameters, maxTokens: Int, reusePrefix: Bool,
+                  body: (Int32) -> Void) async throws -> Int {
+        if let sequential {
+            let outcome = try sequential.generate(prompt: prompt, sampling: sampling, maxTokens: maxTokens,
+                                                  reusePrefix: reusePrefix, body: body)
+            lastPrefill = outcome.prefill
+            return outcome.tokenCount
+        }
+        let stream = try pipelined!.start(prompt: prompt, sampling: sampling, stopTokens: [], maxTokens: maxTokens,
+                                          reusePrefix: reusePrefix, cancellation: CancellationFlag())
+        var n = 0
+        for try await t in stream {
+            body(t)
+            n += 1
+        }
+        lastPrefill = stream.prefill
+        return n
+    }
+}

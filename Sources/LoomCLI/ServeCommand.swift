@@ -1,0 +1,180 @@
+import ChatCompletionsServer
+import Foundation
+import HTTPServer
+import LocalBackend
+import Provider
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `loom serve`: a model behind an OpenAI-compatible Chat Completions server.
+///
+/// The socket is bound before the model loads, so `/health` answers 503 while it loads and 200
+/// after; the listening address is printed on stderr once the model is ready. SIGINT/SIGTERM
+/// stop accepting, let running requests finish for a few seconds, then exit 0.
+enum ServeCommand: LoomCommand {
+    static let name = "serve"
+    static let summary = "serve a model over the OpenAI Chat Completions API (HTTP)"
+    static let usage = """
+        usage: loom serve [-m MODEL] [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--alias NAME]
+                          [--parallel N] [--queue N] [--max-body BYTES] [--timeout S]
+                          [--engine sequential|pipelined|automatic] [-t THREADS] [--context N]
+                          [--kv-budget MIB] [--quiet]
+          -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
+          --host ADDR        address to bind (default 127.0.0.1: this machine only)
+          --port N           port to bind (default 8080; 0 picks a free port)
+          --api-key KEY      require 'Authorization: Bearer KEY' (default: $LOOM_API_KEY, else none)
+          --alias NAME       the model id clients send (default: the file name without .gguf;
+                             the file name itself is accepted as well)
+          --parallel N       generations running at once (default 1)
+          --queue N          requests waiting for a slot before 429 (default 8)
+          --max-body BYTES   largest request body (default 8388608) → 413
+          --timeout S        seconds per request, queueing and streaming included (default 600; 0 = none)
+          --engine E         sequential, pipelined or automatic (default automatic)
+          -t, --threads N    kernel threads (default 2)
+          -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
+          --kv-budget MIB    memory the KV caches may reserve at once (default: one engine per
+                             --parallel slot, and at least 4); requests past it wait for an engine
+          --quiet            no per-request log lines on stderr
+
+        Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health.
+
+        """
+
+    /// What ends the wait after binding: the model loaded, failed to load, or a stop signal.
+    private enum Phase: Sendable { case loaded, failed(String), signal(Int32) }
+
+    /// Everything the model itself needs, parsed from the flags.
+    struct ModelSettings {
+        var path: String
+        var engine: LocalLanguageModel.Variant
+        var contextSize: Int
+        var threads: Int
+        /// Bytes for the KV caches; nil: one engine per parallel slot (at least the model's default).
+        var kvCacheBudget: Int?
+    }
+
+    static func run(_ arguments: [String]) async throws {
+        let args = try Arguments(
+            arguments, flags: ["quiet"],
+            options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
+                      "engine", "threads", "context"],
+            aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
+        if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+
+        var configuration = HTTPServerConfiguration()
+        configuration.host = args.value("host") ?? "127.0.0.1"
+        let port = try args.int("port", default: 8080)
+        guard (0...65535).contains(port) else { throw UsageError("--port must be 0…65535") }
+        configuration.port = UInt16(port)
+        let key = args.value("api-key") ?? ProcessEnvironment.value("LOOM_API_KEY")
+        if let key, key.isEmpty { throw UsageError("--api-key must not be empty") }
+        configuration.apiKey = key
+        configuration.parallel = try args.int("parallel", default: 1)
+        guard configuration.parallel >= 1 else { throw UsageError("--parallel must be at least 1") }
+        configuration.queue = try args.int("queue", default: 8)
+        guard configuration.queue >= 0 else { throw UsageError("--queue must not be negative") }
+        configuration.limits.maxBodyBytes = try args.int("max-body", default: configuration.limits.maxBodyBytes)
+        guard configuration.limits.maxBodyBytes >= 1 else { throw UsageError("--max-body must be positive") }
+        if let seconds = try args.double("timeout") {
+            guard seconds >= 0, seconds.isFinite else { throw UsageError("--timeout must be a non-negative number of seconds") }
+            configuration.requestTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+
+        let engineName = args.value("engine") ?? "automatic"
+        guard let engine = LocalLanguageModel.Variant(rawValue: engineName) else {
+            throw UsageError("--engine must be sequential, pipelined or automatic, not '\(engineName)'")
+        }
+        var settings = ModelSettings(path: args.modelPath, engine: engine,
+                                     contextSize: try args.int("context", default: 2048),
+                                     threads: try args.int("threads", default: 2))
+        if let mib = try args.int("kv-budget") {
+            guard mib >= 1 else { throw UsageError("--kv-budget must be at least 1 MiB") }
+            settings.kvCacheBudget = mib << 20
+        }
+        guard settings.contextSize >= 16 else { throw UsageError("--context must be at least 16") }
+        guard settings.threads >= 1 else { throw UsageError("--threads must be at least 1") }
+        guard FileManager.default.fileExists(atPath: settings.path) else {
+            throw RuntimeError("no model file at '\(settings.path)'")
+        }
+        let alias = args.value("alias") ?? Self.defaultModelID(path: settings.path)
+        guard !alias.isEmpty else { throw UsageError("--alias must not be empty") }
+
+        let model = try makeModel(settings, parallel: configuration.parallel)
+        try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
+                        configuration: configuration, quiet: args.has("quiet"))
+    }
+
+    /// The only LocalLanguageModel-specific code: the model behind the server.
+    /// Without `--kv-budget`, the KV budget admits an engine for every parallel slot, so that
+    /// `--parallel` above the model's default engine count is not silently capped by it.
+    static func makeModel(_ settings: ModelSettings, parallel: Int) throws -> any LanguageModel {
+        var model = LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
+                                       threads: settings.threads)
+        if let budget = settings.kvCacheBudget {
+            model.kvCacheBudget = budget
+        } else if parallel > LocalLanguageModel.defaultKVCacheEngines {
+            let (bytes, overflow) = try model.kvCacheBytesPerEngine().multipliedReportingOverflow(by: parallel)
+            guard !overflow else { throw UsageError("--parallel \(parallel) needs more KV memory than can be addressed") }
+            model.kvCacheBudget = bytes
+        }
+        return model
+    }
+
+    /// One access-log line on stderr.
+    static func logLine(_ record: HTTPAccessRecord) {
+        let status = record.status.map { String($0) } ?? "-"
+        let (seconds, attoseconds) = record.duration.components
+        let ms = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        StandardError.line("loom serve: \(record.method) \(record.path) \(status) \(record.outcome) \(ms) ms")
+    }
+
+    /// `models/smollm2-360m.Q8_0.gguf` → `smollm2-360m.Q8_0`.
+    static func defaultModelID(path: String) -> String {
+        let file = URL(fileURLWithPath: path).lastPathComponent
+        return file.hasSuffix(".gguf") ? String(file.dropLast(5)) : file
+    }
+
+    private static func serve<Model: LanguageModel>(_ model: Model, modelID: String, fileName: String,
+                                                    configuration: HTTPServerConfiguration, quiet: Bool) async throws {
+        // The file name is accepted too, so clients configured with it (as for llama.cpp's
+        // server) work unchanged; only the id is listed.
+        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName])
+        let signals = try SignalWaiter()
+        var log: (@Sendable (HTTPAccessRecord) -> Void)?
+        if !quiet { log = { @Sendable record in ServeCommand.logLine(record) } }
+        let server = HTTPServer(configuration: configuration, router: service.router, accessLog: log)
+        let port = try server.start()
+        let address = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        StandardError.line("loom serve: loading \(modelID)…")
+
+        // Loading races the signal wait, so Ctrl-C during a long load still stops cleanly.
+        let (phases, phase) = AsyncStream.makeStream(of: Phase.self)
+        Task { phase.yield(.signal(await signals.next())) }
+        Task {
+            do {
+                try await service.load()
+                phase.yield(.loaded)
+            } catch {
+                phase.yield(.failed("\(error)"))
+            }
+        }
+        for await next in phases {
+            switch next {
+            case .loaded:
+                StandardError.line("loom serve: listening on http://\(address):\(port) (model '\(modelID)')")
+                continue
+            case .failed(let why):
+                await server.stop(gracePeriod: .seconds(1))
+                throw RuntimeError("could not load the model: \(why)")
+            case .signal:
+                break
+            }
+            break
+        }
+        StandardError.line("loom serve: stopping")
+        await server.stop(gracePeriod: .seconds(5))
+    }
+}
