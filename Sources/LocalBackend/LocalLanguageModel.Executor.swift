@@ -1,3 +1,4 @@
+import ChatTemplate
 import Engine
 import Foundation
 import Grammar
