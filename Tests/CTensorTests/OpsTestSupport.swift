@@ -13,7 +13,7 @@ enum OpsSupport {
     /// Serialises every test that forces the process-wide tier. Suites run in parallel: without
     /// it, one test's `loom_isa_set` lands in the middle of another's loop (which then checks the
     /// wrong tier), and the `before` one test restores may be a tier another test forced, left
-    /// active for the rest of the run (ThreadSanitizer's reports in issue 9).
+    /// active for the rest of the run (ThreadSanitizer reports both as races).
     static let tierOverride = NSLock()
 
     /// Runs `body` with the tier overridable, restoring the tier it found afterwards; no other

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The result comes back through a lock, not through the continuation: when the thread resumes
 /// before the task has suspended, ThreadSanitizer sees no order between the thread's writes and
-/// the task's reads, and it reported every buffer and response body handed across (issue 9). The
+/// the task's reads, and it reports every buffer and response body handed across as a race. The
 /// lock makes that order explicit, and the next call's thread is created after the task took the
 /// result, so consecutive calls on one client, each on its own thread, are ordered too.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
