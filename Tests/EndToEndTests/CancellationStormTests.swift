@@ -7,7 +7,7 @@ import Testing
 /// A thousand streaming requests on stories260K, each cancelled at a seeded random point —
 /// before it starts, while it waits for an engine, mid-prefill or mid-generation — must all end,
 /// and leave the pool with every engine back, nobody waiting and no worker thread running.
-@Suite(.serialized) struct CancellationStormTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct CancellationStormTests {
     /// Where a request is cancelled.
     enum CancelPoint: Sendable {
         /// The task is cancelled as soon as it is created (it may not have started).
