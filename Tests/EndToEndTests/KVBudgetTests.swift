@@ -11,7 +11,7 @@ import Testing
 /// Holding an engine from the pool stands for a request in progress: it is exactly what a
 /// request does, and it lets the tests decide when the engine comes back instead of racing a
 /// generation that may already have finished.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct KVBudgetTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct KVBudgetTests {
     static let context = 96
     static let greedy = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 6)
 

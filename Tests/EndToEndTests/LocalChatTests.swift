@@ -4,7 +4,7 @@ import Provider
 import Testing
 
 /// Free-text generation through `LanguageModelSession` and `LocalLanguageModel` on real models.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct LocalChatTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct LocalChatTests {
     static let greedy = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 24)
 
     @Test func plainChatAnswers() async throws {
@@ -94,7 +94,7 @@ import Testing
             transcript: Transcript(entries: [.prompt(.init(segments: [.text(.init(content: "Tell me a long story about a dragon."))]))]),
             generationOptions: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 400))
         let task = Task { try await executor.respond(to: request, model: model, streamingInto: log.channel) }
-        while log.texts.count < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(await eventually { log.texts.count >= 3 }, "the story never started streaming")
         let atCancel = log.textTokenCounts.reduce(0, +)
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }

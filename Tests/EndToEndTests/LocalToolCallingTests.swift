@@ -24,7 +24,7 @@ struct GetWeather: Tool {
 /// Tool calls through the session's tool loop on SmolLM2, whose template has no tool support:
 /// the fallback dialect describes the tool in the system message and the grammar makes the call
 /// well formed.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct LocalToolCallingTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct LocalToolCallingTests {
     @Test func getWeatherRoundTrip() async throws {
         let tool = GetWeather()
         let session = LanguageModelSession(

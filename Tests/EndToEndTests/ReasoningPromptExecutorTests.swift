@@ -14,7 +14,7 @@ import LoomJSON
 /// one layer of random weights over a byte-level vocabulary with `<think>`/`</think>` tokens.
 /// Its choices are noise; the grammar and the completion planner make the output's shape, which
 /// is what these tests check.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct ReasoningPromptExecutorTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct ReasoningPromptExecutorTests {
     static var fixture: String {
         SharedData.packageRoot.appendingPathComponent("Tests/Fixtures/reasoning/tiny-r1-think.gguf").path
     }

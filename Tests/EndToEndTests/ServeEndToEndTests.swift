@@ -10,7 +10,7 @@ import Testing
 /// `ChatCompletionsLanguageModel` → `ChatCompletionsService` (what `loom serve` runs) →
 /// `LocalLanguageModel` on SmolLM2. The schema is enforced by Loom's grammar on the server, so the
 /// client can promise `supportsGuidedGeneration`.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct ServeEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct ServeEndToEndTests {
     /// A running server and a client model pointed at it.
     struct Served {
         let server: HTTPServer
@@ -22,7 +22,11 @@ import Testing
             let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, parallel: parallel, queue: queue)
             let server = HTTPServer(configuration: configuration, router: service.router)
             let port = try server.start()
-            let client = ChatCompletionsLanguageModel(name: "default", url: URL(string: "http://127.0.0.1:\(port)/v1")!)
+            var client = ChatCompletionsLanguageModel(name: "default", url: URL(string: "http://127.0.0.1:\(port)/v1")!)
+            // No clock bound on a working server: a debug build on a loaded machine can be silent
+            // for longer than URLSession's 60 s default while it computes a whole answer. The
+            // suite's time limit ends a request that never finishes.
+            client.timeouts = .init(request: 3600, resource: 3600)
             return Served(server: server, client: client)
         }
     }

@@ -8,7 +8,7 @@ import LoomJSON
 /// SmolLM2 (no tool support in its template) decoding greedily under the call grammar (one call
 /// per reply): every token is inside its mask, the reply is one well-formed call with valid
 /// arguments, and the grammar ends generation right after it.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct ToolCallingLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct ToolCallingLiveTests {
     @Test func smolLM2MakesAWellFormedRequiredCall() throws {
         let file = try GGUFFile(path: SharedData.defaultModel)
         let tokenizer = try Tokenizer(gguf: file)

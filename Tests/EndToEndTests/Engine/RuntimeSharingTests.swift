@@ -4,7 +4,7 @@ import Testing
 
 /// Shared weights: one `Model` per file, unmapped with its last user, and many sequences on
 /// one model at once giving the same tokens as alone.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct RuntimeSharingTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct RuntimeSharingTests {
     /// The same file gives the same instance; the store holds it only weakly; a file renamed
     /// over the path loads fresh while the old instance lives on for its users.
     @Test func modelStoreSharesAndReleases() throws {
