@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "CTensorTests", dependencies: ["CTensor", "LoomSupport"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
         .testTarget(name: "ChatTemplateTests", dependencies: ["LoomTestSupport", "ChatTemplate", "LoomJSON"]),
-        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "CTensor", "ChatTemplate", "LoomJSON", "LoomSupport", "AllocationCounter"]),
+        .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "CTensor", "ChatTemplate", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LocalBackend", "Engine", "Grammar", "ChatTemplate", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
@@ -78,8 +78,12 @@ let package = Package(
         .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         // The `loom` executable's own parts (signal handling), through @testable import.
         .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI"]),
-        // Suites that run real models end to end (the default model and ../shared models).
-        .testTarget(name: "EndToEndTests", dependencies: ["LoomTestSupport", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer", "ChatCompletionsServer", "LoomJSON", "LoomSupport"]),
+        // Every suite that loads GGUF weights and runs a forward pass (the default model, ../shared
+        // models, the synthetic fixtures), so the unit test targets above never do.
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "LoomTestSupport", "CTensor", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer",
+            "ChatCompletionsServer", "LoomJSON", "LoomSupport", "AllocationCounter",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

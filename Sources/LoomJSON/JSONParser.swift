@@ -17,6 +17,9 @@ extension JSONValue {
     }
 
     /// Parses a complete JSON text given as UTF-8 bytes.
+    ///
+    /// Bytes that are not UTF-8 are an error outside strings; inside a string each maximal
+    /// ill-formed subsequence decodes to U+FFFD, as a lone surrogate escape does.
     public init(parsing bytes: [UInt8], maximumDepth: Int = 512) throws(JSONParseError) {
         let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buf in
             var p = JSONBytesParser(bytes: buf, maximumDepth: maximumDepth)

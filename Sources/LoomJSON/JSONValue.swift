@@ -57,11 +57,36 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// The value as a `Double` (possibly rounded).
     public var doubleValue: Double { Double(literal) ?? .nan }
     /// The value as an `Int` when it is an exact integer that fits.
+    ///
+    /// Read from the decimal digits, not through `Double`, which would round `1e-400` to 0 and
+    /// `9007199254740993.0` to an even neighbour.
     public var intValue: Int? {
         if let i = Int(literal) { return i }
-        let d = doubleValue
-        guard d.isFinite, d == d.rounded(), abs(d) < 9.0e18 else { return nil }
-        return Int(d)
+        let negative = literal.hasPrefix("-")
+        let unsigned = literal.dropFirst(negative ? 1 : 0)
+        let exponentMark = unsigned.firstIndex { $0 == "e" || $0 == "E" }
+        let mantissa = unsigned[..<(exponentMark ?? unsigned.endIndex)]
+        let parts = mantissa.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let fraction = parts.count == 2 ? parts[1] : ""
+        let digits = parts[0] + fraction
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let leading = digits.utf8.prefix { $0 == 0x30 }.count
+        if leading == digits.utf8.count { return 0 }
+        let trailing = digits.utf8.reversed().prefix { $0 == 0x30 }.count
+        let significant = digits.utf8.dropFirst(leading).dropLast(trailing)
+        let exponent: Int
+        if let mark = exponentMark {
+            // An exponent too large for Int makes the value either not an integer or far past Int.
+            guard let e = Int(unsigned[unsigned.index(after: mark)...]) else { return nil }
+            exponent = e
+        } else {
+            exponent = 0
+        }
+        // The value is significant × 10^scale.
+        let (scale, overflow) = exponent.addingReportingOverflow(trailing - fraction.count)
+        guard !overflow, scale >= 0, significant.count + scale <= 19 else { return nil }
+        let magnitude = String(decoding: significant, as: UTF8.self) + String(repeating: "0", count: scale)
+        return Int((negative ? "-" : "") + magnitude)
     }
     /// True when the literal has no fraction or exponent part.
     public var isIntegerLiteral: Bool { !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }

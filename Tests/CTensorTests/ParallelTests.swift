@@ -4,7 +4,7 @@ import Testing
 
 /// Pool-parallel wrappers give the results of the single-threaded kernels they split (to rounding:
 /// see OpsSupport.close).
-@Suite struct ParallelTests {
+@Suite(.timeLimit(.minutes(2))) struct ParallelTests {
     @Test func splitCoversTheRangeInAlignedDisjointChunks() {
         for n in [0, 1, 15, 16, 17, 100, 1536, 49152] {
             for nth in 1...7 {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The worker pool runs every thread exactly once per dispatch; tests count work, never time.
-@Suite struct PoolTests {
+@Suite(.timeLimit(.minutes(2))) struct PoolTests {
     /// Per-thread run counters plus a record of the `nth` every thread saw.
     final class Counters {
         let slots: UnsafeMutablePointer<Int>

@@ -34,11 +34,9 @@ import Testing
 
         // The executor saw the conversation as a transcript: instructions, then the prompt.
         let request = try #require(served.requests.first)
-        #expect(request.transcript.count == 2)
-        guard case .instructions(let instructions) = request.transcript[0], case .prompt(let prompt) = request.transcript[1] else {
-            Issue.record("unexpected transcript \(request.transcript)")
-            return
-        }
+        try #require(request.transcript.count == 2)
+        let instructions = try #require(request.transcript[0].instructionsValue)
+        let prompt = try #require(request.transcript[1].promptValue)
         #expect(Instructions(segments: instructions.segments).text == "Be brief.")
         #expect(Prompt(segments: prompt.segments).text == "Greet me")
         #expect(request.enabledToolDefinitions.isEmpty)
@@ -135,10 +133,8 @@ import Testing
         #expect(request.enabledToolDefinitions[0].parameters.jsonSchema == Self.weatherTool["function"]?["parameters"])
         #expect(request.enabledToolDefinitions[0].description == "Current weather for a city")
         #expect(request.generationOptions.toolCallingMode == .allowed)
-        guard case .instructions(let instructions) = request.transcript.first else {
-            Issue.record("tools must be declared in an instructions entry")
-            return
-        }
+        // Tools are declared in an instructions entry.
+        let instructions = try #require(request.transcript.first?.instructionsValue)
         #expect(instructions.toolDefinitions.map(\.name) == ["get_weather", "get_time"])
         await served.stop()
     }
@@ -205,10 +201,9 @@ import Testing
         #expect(response.status == 200)
         #expect(response.json?["choices"]?[0]?["message"]?["content"] == "It is sunny in Paris.")
         let transcript = try #require(served.requests.first?.transcript)
-        guard transcript.count == 4, case .toolCalls(let calls) = transcript[2], case .toolOutput(let output) = transcript[3] else {
-            Issue.record("unexpected transcript \(transcript)")
-            return
-        }
+        try #require(transcript.count == 4)
+        let calls = try #require(transcript[2].toolCallsValue)
+        let output = try #require(transcript[3].toolOutputValue)
         #expect(calls.calls.first?.id == "call_9")
         #expect(calls.calls.first?.toolName == "get_weather")
         #expect(calls.calls.first?.arguments.jsonValue == ["city": "Paris"])
@@ -233,10 +228,7 @@ import Testing
         let request = try #require(served.requests.first)
         #expect(request.schema?.jsonSchema == schema)
         #expect(request.contextOptions.includeSchemaInPrompt == true)
-        guard case .prompt(let prompt) = request.transcript.last else {
-            Issue.record("the last entry must be the prompt")
-            return
-        }
+        let prompt = try #require(request.transcript.last?.promptValue)
         #expect(prompt.responseFormat == Transcript.ResponseFormat(schema: try GenerationSchema(jsonSchema: schema)))
         await served.stop()
     }

@@ -27,10 +27,7 @@ import Testing
             ["role": "user", "content": "Go"],
         ]))
         #expect(request.transcript.count == 2)
-        guard case .instructions(let instructions) = request.transcript[0] else {
-            Issue.record("expected instructions first")
-            return
-        }
+        let instructions = try #require(request.transcript[0].instructionsValue)
         #expect(Instructions(segments: instructions.segments).text == "Rule one.\nRule two.")
         #expect(instructions.toolDefinitions.isEmpty)
     }
@@ -48,15 +45,10 @@ import Testing
             ["type": "text", "text": "What is in "], ["type": "text", "text": "this image?"],
             ["type": "image_url", "image_url": ["url": "https://example.com/a.png", "detail": "auto"]],
         ]]]))
-        guard case .prompt(let prompt) = request.transcript.last else {
-            Issue.record("expected a prompt")
-            return
-        }
-        #expect(prompt.segments.count == 2)
-        guard case .text(let text) = prompt.segments[0], case .attachment(let image) = prompt.segments[1] else {
-            Issue.record("expected text then image")
-            return
-        }
+        let prompt = try #require(request.transcript.last?.promptValue)
+        try #require(prompt.segments.count == 2)
+        let text = try #require(prompt.segments[0].textValue)
+        let image = try #require(prompt.segments[1].attachmentValue)
         #expect(text.content == "What is in this image?")
         #expect(image.content == .image(Transcript.ImageAttachment(url: URL(string: "https://example.com/a.png")!)))
         #expect(refusal(chatBody(messages: [["role": "user", "content": [
@@ -85,12 +77,12 @@ import Testing
             }
         }
         #expect(kinds == ["instructions", "prompt", "reasoning", "response", "toolCalls", "toolOutput", "toolOutput"])
-        guard case .toolCalls(let calls) = request.transcript[4] else { return }
+        let calls = try #require(request.transcript[4].toolCallsValue)
         #expect(calls.calls.map(\.id) == ["c1", "c2"])
         #expect(calls.calls[0].arguments.jsonValue == ["q": 1])
         // Arguments that were not JSON are kept as the model's text, not refused or lost.
         #expect(calls.calls[1].arguments.jsonValue == "not json")
-        guard case .toolOutput(let second) = request.transcript[6] else { return }
+        let second = try #require(request.transcript[6].toolOutputValue)
         #expect(second.toolName == "find")
         // A tool with no parameters gets the empty object schema.
         #expect(request.enabledTools.first?.parameters.jsonSchema == ["type": "object", "properties": [:]])
@@ -100,10 +92,7 @@ import Testing
         let request = try parse(chatBody("x", [
             ("temperature", 0.5), ("response_format", ["type": "json_object"]),
         ]))
-        guard case .prompt(let prompt) = request.transcript.last else {
-            Issue.record("expected a prompt")
-            return
-        }
+        let prompt = try #require(request.transcript.last?.promptValue)
         #expect(prompt.options.temperature == 0.5)
         #expect(prompt.responseFormat?.kind == .schema(try GenerationSchema(jsonSchema: ["type": "object"])))
     }

@@ -66,12 +66,9 @@ import ChatCompletions
         #expect(acc.content == "one")
         #expect(throws: ChatCompletionStreamError.self) { _ = try acc.apply(data: "{not json") }
         #expect(throws: ChatCompletionStreamError.self) { _ = try acc.apply(data: "[1]") }
-        do {
+        let error = try #require(#expect(throws: ChatCompletionStreamError.self, "expected a server error") {
             _ = try acc.apply(data: #"{"error":{"message":"overloaded","type":"server_error"}}"#)
-            Issue.record("expected a server error")
-        } catch {
-            guard case .serverError(let e) = error else { Issue.record("wrong error \(error)"); return }
-            #expect(e.message == "overloaded")
-        }
+        })
+        if case .serverError(let e) = error { #expect(e.message == "overloaded") } else { Issue.record("wrong error \(error)") }
     }
 }

@@ -43,10 +43,7 @@ final class TokenCounter: Sendable {
             _ = try await session.respond(to: "two")
             #expect(counter.calls.withLock { $0 } == 2)
             #expect(server.captured.map { $0.headers["authorization"] } == ["Bearer tok-secret-1", "Bearer tok-secret-2"])
-            guard case .response(let r)? = session.transcript.last else {
-                Issue.record("no response entry")
-                return
-            }
+            let r = try #require(session.transcript.last?.responseValue, "no response entry")
             #expect(!r.metadata.values.map(\.jsonString).joined().contains("tok-secret"))
         }
     }

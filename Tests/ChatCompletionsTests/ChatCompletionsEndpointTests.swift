@@ -3,7 +3,7 @@ import Testing
 import ChatCompletions
 
 @Suite struct ChatCompletionsEndpointTests {
-    /// Every row of issue 10's table (the elided `…` rows spelled out).
+    /// Every row of the endpoint table (base URL → chat completions URL; elided `…` rows spelled out).
     static let table: [(String, String)] = [
         ("https://api.openai.com/v1", "https://api.openai.com/v1/chat/completions"),
         ("http://localhost:8000", "http://localhost:8000/v1/chat/completions"),

@@ -21,10 +21,7 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
                    headers: ["Retry-After": "Wed, 21 Oct 2037 07:28:00 GMT", "X-Request-Id": "req-42"])
         }) { server in
             let error = await respondError(server)
-            guard case LanguageModelError.rateLimited(let p) = error else {
-                Issue.record("expected rateLimited, got \(error)")
-                return
-            }
+            let p = try #require(error.rateLimited, "expected rateLimited, got \(error)")
             #expect(p.resetDate == Date(timeIntervalSince1970: 2_139_722_880))
             #expect(p.debugDescription.contains("Rate limit reached"))
             #expect(p.metadata["errorCode"] as? String == "rate_limit_exceeded")
@@ -33,13 +30,10 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
         }
     }
 
-    @Test func rateLimitedWithRetryAfterSeconds() {
+    @Test func rateLimitedWithRetryAfterSeconds() throws {
         let now = Date(timeIntervalSince1970: 1_000_000)
         let error = ChatCompletionsErrorMapping().error(status: 429, headers: ["retry-after": "7"], body: [], now: now)
-        guard case LanguageModelError.rateLimited(let p) = error else {
-            Issue.record("expected rateLimited, got \(error)")
-            return
-        }
+        let p = try #require(error.rateLimited, "expected rateLimited, got \(error)")
         #expect(p.resetDate == now.addingTimeInterval(7))
     }
 
@@ -79,7 +73,7 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
     }
 
     /// Seed 003 §2.7's catch ladder, written against upstream's names, compiles and works;
-    /// the 429 now reaches the portable LanguageModelError arm.
+    /// the 429 reaches the portable LanguageModelError arm.
     @Test func upstreamCatchLadderCompiles() async throws {
         try await withChatServer({ n, _ in
             n == 0 ? .error(status: 500, message: "boom", type: "server_error") : .error(status: 429, message: "slow", type: "rate")
@@ -105,10 +99,7 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
     @Test func malformedStreamIsAMalformedResponse() async throws {
         try await withChatServer({ _, _ in stream([Chunk.content("ok"), "{\"choices\": [oops"]) }) { server in
             let error = await respondError(server)
-            guard case ChatCompletionsError.malformedResponse = error else {
-                Issue.record("expected malformedResponse, got \(error)")
-                return
-            }
+            #expect(error.malformedResponse != nil, "expected malformedResponse, got \(error)")
         }
     }
 
@@ -118,10 +109,7 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
             HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Array("<html>login</html>".utf8))
         }) { server in
             let error = await respondError(server)
-            guard case ChatCompletionsError.malformedResponse(let why) = error else {
-                Issue.record("expected malformedResponse, got \(error)")
-                return
-            }
+            let why = try #require(error.malformedResponse, "expected malformedResponse, got \(error)")
             #expect(why.contains("text/html"))
         }
     }
@@ -131,10 +119,7 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
             stream([Chunk.content("par"), #"{"error":{"message":"model crashed","type":"server_error"}}"#])
         }) { server in
             let error = await respondError(server)
-            guard let envelope = error as? ChatCompletionsLanguageModel.APIError else {
-                Issue.record("expected APIError, got \(error)")
-                return
-            }
+            let envelope = try #require(error as? ChatCompletionsLanguageModel.APIError, "expected APIError, got \(error)")
             #expect(envelope.message == "model crashed")
         }
     }
@@ -142,10 +127,7 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
     @Test func contentFilterFinishThroughTheSession() async throws {
         try await withChatServer({ _, _ in stream([Chunk.content("Here is", finish: "content_filter")]) }) { server in
             let error = await respondError(server)
-            guard case LanguageModelError.guardrailViolation = error else {
-                Issue.record("expected guardrailViolation, got \(error)")
-                return
-            }
+            #expect(error.guardrailViolation != nil, "expected guardrailViolation, got \(error)")
         }
     }
 
@@ -160,10 +142,7 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
             model.timeouts = .init(request: 1, resource: 60)
             let error = await respondError(server, model: model)
             release.open()
-            guard case LanguageModelError.timeout = error else {
-                Issue.record("expected timeout, got \(error)")
-                return
-            }
+            #expect(error.timeout != nil, "expected timeout, got \(error)")
         }
     }
 

@@ -14,6 +14,9 @@ private enum Seen: Equatable {
     case responseMetadata
     case callsMetadata
     case other
+
+    /// The id of a call, nil for any other event.
+    var callID: String? { if case .call(let id, _, _) = self { return id }; return nil }
 }
 
 private func describe(_ events: [LanguageModelExecutorGenerationChannel.Event]) -> [Seen] {
@@ -79,13 +82,13 @@ private func describe(_ events: [LanguageModelExecutorGenerationChannel.Event]) 
         seen += describe(try t.consume(data: Chunk.toolCall(index: 0, arguments: "\"x\"}")))
         seen += describe(try t.consume(data: Chunk.toolCall(index: 1, name: "clock")))
         seen += describe(try t.finish())
-        #expect(seen.count == 5, "\(seen)")
+        try #require(seen.count == 5, "\(seen)")
         #expect(seen[0] == .call(id: "c9", name: "search", arguments: "{\"q\":"))
         #expect(seen[1] == .call(id: "c9", name: "search", arguments: "\"x\"}"))
-        guard case .call(let id, "clock", "") = seen[2], case .call(id, "clock", "{}") = seen[3] else {
-            Issue.record("clock call not opened with a generated id and {} arguments: \(seen)")
-            return
-        }
+        // The clock call is opened with a generated id, then gets `{}` as its arguments.
+        let id = try #require(seen[2].callID)
+        #expect(seen[2] == .call(id: id, name: "clock", arguments: ""))
+        #expect(seen[3] == .call(id: id, name: "clock", arguments: "{}"))
         #expect(id.hasPrefix("call_"))
         #expect(seen[4] == .callsMetadata)
     }

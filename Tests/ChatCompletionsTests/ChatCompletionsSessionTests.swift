@@ -47,10 +47,7 @@ struct CityWeatherTool: Tool {
             }
             #expect(snapshots.first == "Hel")
             #expect(snapshots.last == "Hello")
-            guard case .response(let r)? = session.transcript.last else {
-                Issue.record("last entry is not a response")
-                return
-            }
+            let r = try #require(session.transcript.last?.responseValue, "last entry is not a response")
             #expect(r.metadata["model"]?.jsonValue == .string("served-model"))
             #expect(r.metadata["finishReason"]?.jsonValue == .string("stop"))
         }

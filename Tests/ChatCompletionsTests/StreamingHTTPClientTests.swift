@@ -17,8 +17,8 @@ final class Gate: Sendable {
     /// Waits until opened; false when the waiting task is cancelled first.
     ///
     /// No clock bound: the other side of every handshake comes on a working client and
-    /// server, however slowly (a 30 s bound failed tests under ThreadSanitizer on a loaded
-    /// machine, issue 9). A hang still ends: a handler's wait when the server stops (stopping
+    /// server, however slowly (under ThreadSanitizer on a loaded machine, over 30 s). A hang
+    /// still ends: a handler's wait when the server stops (stopping
     /// cancels its handlers), a test's when the suite's time limit cancels the test.
     @discardableResult
     func wait() async -> Bool {

@@ -6,7 +6,7 @@ import Testing
 
 /// User text that spells control tokens stays text: a forged `<|im_end|><|im_start|>system` turn
 /// must not become real turn markers in the prompt.
-@Suite(.serialized) struct ControlTokenInjectionTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct ControlTokenInjectionTests {
     static func promptTokens(_ user: String) throws -> (tokens: [Int32], tokenizer: Tokenizer) {
         let executor = try LocalLanguageModel.Executor(configuration: E2EData.smol().executorConfiguration)
         let transcript = Transcript(entries: [

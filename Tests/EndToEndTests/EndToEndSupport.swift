@@ -11,6 +11,12 @@ enum E2EData {
     static func smol(_ variant: LocalLanguageModel.Variant = .sequential, context: Int = 1024) -> LocalLanguageModel {
         LocalLanguageModel(path: SharedData.defaultModel, variant: variant, contextSize: context)
     }
+
+    /// The parameters of a weather tool: a required city and an optional unit.
+    static let weatherSchema = try! GenerationSchema(jsonSchema: #"""
+        {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
+         "required": ["city"], "additionalProperties": false}
+        """#)
 }
 
 /// Records executor events for tests that drive an executor directly.

@@ -12,7 +12,7 @@ import Testing
 /// Holding an engine from the pool stands for a request in progress: it is exactly what a
 /// request does, and it lets the tests decide when the engine comes back instead of racing a
 /// generation that may already have finished.
-@Suite(.serialized) struct KVBudgetTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct KVBudgetTests {
     static let context = 96
     static let greedy = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 6)
 
@@ -128,12 +128,10 @@ import Testing
         let pool = executor.pool
         let held = try await pool.borrow(for: [])
         defer { pool.giveBack(held) }
-        do {
+        let error = try await #require(#expect(throws: LanguageModelError.self, "expected a timeout while the only engine is held") {
             _ = try await LanguageModelSession(model: model).respond(to: "The cat", options: Self.greedy)
-            Issue.record("expected a timeout while the only engine is held")
-        } catch let error as LanguageModelError {
-            guard case .timeout = error else { Issue.record("expected .timeout, got \(error)"); return }
-        }
+        })
+        if case .timeout = error {} else { Issue.record("expected .timeout, got \(error)") }
         #expect(pool.waitingCount == 0)
         #expect(pool.lentCount == 1)
     }

@@ -14,7 +14,7 @@ import Testing
 /// rounds for N seconds (the figures in docs/reliability.md come from such a run). Throughput and
 /// peak RSS — against the KV and prefix-cache budgets — are printed, never asserted. The KV budget
 /// admits 8 engines, so half the sessions wait for an engine at any time.
-@Suite(.serialized) struct LoadTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct LoadTests {
     /// One session's work: a prompt and, for some, a schema.
     struct Job: Sendable {
         let prompt: String

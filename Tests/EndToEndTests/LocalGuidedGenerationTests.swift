@@ -6,7 +6,7 @@ import Provider
 import Testing
 
 /// Guided generation on SmolLM2: every output conforms to its schema, whatever the prompt says.
-@Suite(.serialized) struct LocalGuidedGenerationTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct LocalGuidedGenerationTests {
     static let colourSchema: JSONValue = try! JSONValue(parsing: """
         {"type":"object","properties":{"colour":{"type":"string","enum":["red","green","blue"]}},
          "required":["colour"],"additionalProperties":false}

@@ -25,40 +25,40 @@ struct GetWeather: Tool {
 /// Tool calls through the session's tool loop on SmolLM2, whose template has no tool support:
 /// the fallback dialect describes the tool in the system message and the grammar makes the call
 /// well formed.
-@Suite(.serialized) struct LocalToolCallingTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct LocalToolCallingTests {
     @Test func getWeatherRoundTrip() async throws {
         let tool = GetWeather()
         let session = LanguageModelSession(
             model: E2EData.smol(), tools: [tool],
             instructions: "You help with the weather. Call getWeather once; when its result arrives, answer the user in one sentence.")
         // SmolLM2-135M tends to call the tool again after reading its output until the session's
-        // step limit; the grammar-guaranteed call, the tool run and the second step are covered
-        // deterministically by `executorStepsOfARoundTrip`.
-        let box = ResponseBox()
-        await withKnownIssue("SmolLM2-135M may keep calling the tool until the step limit", isIntermittent: true) {
-            box.response = try await session.respond(
+        // step limit; that one error is the known issue, and the grammar-guaranteed call, the tool
+        // run and the second step are covered deterministically by `executorStepsOfARoundTrip`.
+        try await withKnownIssue("SmolLM2-135M may keep calling the tool until the step limit", isIntermittent: true) {
+            let response = try await session.respond(
                 to: "What is the weather in Paris?",
                 options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 40, toolCallingMode: .required))
+            var sawCall = false, sawOutput = false
+            for entry in response.transcriptEntries {
+                switch entry {
+                case .toolCalls(let calls):
+                    sawCall = true
+                    #expect(calls.calls.allSatisfy { $0.toolName == "getWeather" })
+                case .toolOutput(let output):
+                    sawOutput = true
+                    #expect(output.toolName == "getWeather")
+                default: break
+                }
+            }
+            #expect(sawCall && sawOutput)
+            #expect(!response.content.isEmpty)
+            #expect(!response.content.contains("<tool_call>"))
+        } matching: { issue in
+            isStepLimitExceeded(issue)
         }
         let cities = tool.log.cities.withLock { $0 }
         #expect(cities.count >= 1)
         #expect(cities.allSatisfy { !$0.isEmpty })
-        guard let response = box.response else { return }
-        var sawCall = false, sawOutput = false
-        for entry in response.transcriptEntries {
-            switch entry {
-            case .toolCalls(let calls):
-                sawCall = true
-                #expect(calls.calls.allSatisfy { $0.toolName == "getWeather" })
-            case .toolOutput(let output):
-                sawOutput = true
-                #expect(output.toolName == "getWeather")
-            default: break
-            }
-        }
-        #expect(sawCall && sawOutput)
-        #expect(!response.content.isEmpty)
-        #expect(!response.content.contains("<tool_call>"))
     }
 
     /// The two steps of a round trip driven directly: a required call (grammar-guaranteed and
@@ -115,7 +115,9 @@ struct GetWeather: Tool {
     }
 }
 
-/// Carries a response out of a known-issue block.
-final class ResponseBox: @unchecked Sendable {
-    var response: LanguageModelSession.Response<String>?
+/// True for the one issue the SmolLM2 tool-loop tests expect: the session's tool-calling step
+/// limit was reached. Any other error or failed expectation is a real failure.
+func isStepLimitExceeded(_ issue: Issue) -> Bool {
+    if case .stepLimitExceeded? = issue.error as? LanguageModelSession.ToolLoopError { return true }
+    return false
 }

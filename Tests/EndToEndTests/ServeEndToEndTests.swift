@@ -11,7 +11,7 @@ import Testing
 /// `ChatCompletionsLanguageModel` → `ChatCompletionsService` (what `loom serve` runs) →
 /// `LocalLanguageModel` on SmolLM2. The schema is enforced by Loom's grammar on the server, so the
 /// client can promise `supportsGuidedGeneration`.
-@Suite(.serialized) struct ServeEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct ServeEndToEndTests {
     /// A running server and a client model pointed at it.
     struct Served {
         let server: HTTPServer
@@ -23,7 +23,11 @@ import Testing
             let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, parallel: parallel, queue: queue)
             let server = HTTPServer(configuration: configuration, router: service.router)
             let port = try server.start()
-            let client = ChatCompletionsLanguageModel(name: "default", url: URL(string: "http://127.0.0.1:\(port)/v1")!)
+            var client = ChatCompletionsLanguageModel(name: "default", url: URL(string: "http://127.0.0.1:\(port)/v1")!)
+            // No clock bound on a working server: a debug build on a loaded machine can be silent
+            // for longer than URLSession's 60 s default while it computes a whole answer. The
+            // suite's time limit ends a request that never finishes.
+            client.timeouts = .init(request: 3600, resource: 3600)
             return Served(server: server, client: client)
         }
     }
@@ -84,23 +88,20 @@ import Testing
         defer { Task { [server = served.server] in await server.stop(gracePeriod: .seconds(1)) } }
         let tool = GetWeather()
         let session = LanguageModelSession(model: served.client, tools: [tool], instructions: "You help with the weather.")
-        do {
+        // SmolLM2-135M tends to call the tool again after every output until the session's step
+        // limit (see LocalToolCallingTests); that one error is the known issue. Either way the round
+        // trip happened: the call crossed HTTP, the client ran the tool, and its output went back.
+        try await withKnownIssue("SmolLM2-135M repeats tool calls until the step limit", isIntermittent: true) {
             let response = try await session.respond(
                 to: "What is the weather in Paris?",
                 options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 40, toolCallingMode: .required))
-            #expect(tool.log.cities.withLock { $0 }.count >= 1)
             #expect(response.transcriptEntries.contains { if case .toolOutput = $0 { true } else { false } })
             #expect(!response.content.isEmpty && !response.content.contains("<tool_call>"))
-        } catch let error as LanguageModelSession.ToolCallError {
-            Issue.record("tool failed: \(error)")
-        } catch {
-            // SmolLM2-135M tends to call the tool again after every output until the session's
-            // step limit (see LocalToolCallingTests). The round trip itself still happened: the
-            // call crossed HTTP, the client ran the tool, and its output went back to the server.
-            withKnownIssue("SmolLM2-135M repeats tool calls until the step limit") { throw error }
-            #expect(tool.log.cities.withLock { $0 }.count >= 2)
-            #expect(tool.log.cities.withLock { $0 }.allSatisfy { !$0.isEmpty })
+        } matching: { issue in
+            isStepLimitExceeded(issue)
         }
+        #expect(tool.log.cities.withLock { $0 }.count >= 1)
+        #expect(tool.log.cities.withLock { $0 }.allSatisfy { !$0.isEmpty })
     }
 
     @Test func saturatedServerAnswers429() async throws {
@@ -113,15 +114,10 @@ import Testing
             options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 900))
         var iterator = holder.makeAsyncIterator()
         _ = try await iterator.next()
-        do {
+        let error = try await #require(#expect(throws: LanguageModelError.self, "a saturated server accepted a second request") {
             _ = try await LanguageModelSession(model: served.client).respond(to: "Hi", options: Self.greedy)
-            Issue.record("a saturated server accepted a second request")
-        } catch let error as LanguageModelError {
-            guard case .rateLimited = error else {
-                Issue.record("expected rateLimited, got \(error)")
-                return
-            }
-        }
+        })
+        if case .rateLimited = error {} else { Issue.record("expected rateLimited, got \(error)") }
         _ = iterator
     }
 }

@@ -3,7 +3,7 @@ import Engine
 import LoomJSON
 import Testing
 
-/// The reliability issue's bad-input table, Engine rows (docs/reliability.md): hostile or broken
+/// The bad-input table of docs/reliability.md, Engine rows: hostile or broken
 /// text and token ids reach the tokenizer and the chat-template renderer, and each one has an
 /// exact, documented outcome. None needs the default model.
 @Suite(.serialized) struct BadInputTests {

@@ -1,7 +1,7 @@
 import Grammar
 import Testing
 
-/// The reliability issue's bad-input table, Grammar rows (docs/reliability.md): schemas, GBNF and
+/// The bad-input table of docs/reliability.md, Grammar rows: schemas, GBNF and
 /// regexes that cannot be enforced as written end in the exact `GrammarError` below (kind,
 /// keyword, pointer, reason), and inputs that are legal but hostile compile to grammars that
 /// enforce them exactly instead of crashing, hanging or loosening the constraint.

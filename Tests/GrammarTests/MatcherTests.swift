@@ -58,7 +58,7 @@ import Testing
     }
 
     /// `mask(into: &array)` sizes the array: an array passed with `&` must never bind to the
-    /// pointer overload and be written past its end (the matcher fuzzer's harness once was).
+    /// pointer overload and be written past its end (an easy mistake in a fuzz harness).
     @Test func maskIntoAShortArrayResizesIt() throws {
         let g = try Grammar(regex: "ab")
         let m = GrammarMatcher(grammar: g, vocabulary: TestVocab.shared)

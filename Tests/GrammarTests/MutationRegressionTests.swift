@@ -103,9 +103,9 @@ import Testing
     // MARK: - Fuzz findings (`scripts/fuzz`, docs/reliability.md), replayed
 
     /// Nested bounded repetitions: a small NFA (90,000 states for the first pattern) whose subsets
-    /// hold tens of thousands of NFA states each, so subset construction took minutes before its
-    /// DFA-state cap could stop it. Found checking the regex target's slow seeds; now a `.limit`
-    /// after a bounded amount of work, as a regex and as a schema `pattern`.
+    /// hold tens of thousands of NFA states each, so subset construction would take minutes
+    /// before a DFA-state cap could stop it. A seed of the regex fuzz target; the answer is a
+    /// `.limit` after a bounded amount of work, as a regex and as a schema `pattern`.
     @Test func nestedBoundedRepetitionsEndInLimit() {
         let expected = "regex needs more than \(100_000_000) steps to determinize"
         for pattern in [#"(\d{0,300}){0,300}"#] {
@@ -142,10 +142,10 @@ import Testing
         }
     }
 
-    /// GBNF's empty class `[]` compiled to a DFA with no states, and the automaton indexed its
-    /// start state: any mask that reached it trapped (index out of range). Found by the gbnf
-    /// target in a mutated chess grammar (`pawn ::= ([a-h] "x")? [] [1-8] …`). `[]` is now the
-    /// empty language: its branch is dead, the rest of the grammar is enforced as written.
+    /// GBNF's empty class `[]` compiles to a DFA with no states, so an automaton that indexed its
+    /// start state would trap (index out of range) on any mask that reached it. A seed of the
+    /// gbnf fuzz target, from a mutated chess grammar (`pawn ::= ([a-h] "x")? [] [1-8] …`). `[]`
+    /// is the empty language: its branch is dead, the rest of the grammar is enforced as written.
     @Test func emptyCharacterClassIsTheEmptyLanguage() throws {
         let bytes = GrammarVocabulary(tokens: (0..<256).map { [UInt8($0)] } + [[]], endOfGeneration: [256])
         let g = try Grammar(gbnf: #"root ::= "x" ([] "z" | "y") "!""#)
@@ -165,11 +165,11 @@ import Testing
         #expect(emptyMask.allSatisfy { $0 == 0 } && !e.isComplete)
     }
 
-    /// MaskBench's Apache Thrift schema overflowed the stack: proving two `oneOf` branches
+    /// MaskBench's Apache Thrift schema can overflow the stack: proving two `oneOf` branches
     /// disjoint compares their required properties' facts, collecting those compiles the
-    /// properties' own `oneOf`s, and through the schema's recursive `$ref`s that never ended (the
-    /// depth count sat after the recursive call). Found by the schema target while distilling
-    /// its seeds. Now a typed error in strict mode, and a grammar or a typed error when lenient.
+    /// properties' own `oneOf`s, and through the schema's recursive `$ref`s that never ends unless
+    /// the depth is counted before the recursive call. A seed of the schema fuzz target. The
+    /// answer is a typed error in strict mode, and a grammar or a typed error when lenient.
     @Test func recursiveOneOfDisjointnessProofTerminates() throws {
         let lines = try SharedData.text("grammar/maskbench-dev.jsonl").split(separator: "\n")
         let line = try #require(lines.first { $0.contains("http://thrift.apache.org/program-schema#") })

@@ -97,18 +97,18 @@ import Testing
     }
 }
 
-/// Developer hook: `LOOM_SCHEMA_FILE=x.json swift test --filter compileOneSchema` prints the grammar.
+/// The schema the README's CLI tour uses compiles, and its grammar recognises exactly the
+/// instances the schema allows (`loom grammar compile --schema` prints any schema's grammar).
 @Suite struct CompileOneSchema {
     @Test func compileOneSchema() throws {
-        guard let path = ProcessInfo.processInfo.environment["LOOM_SCHEMA_FILE"] else { return }
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        do {
-            let g = try Grammar(jsonSchema: text, options: .recognition)
-            print("nodes \(g.nodeCount)")
-            print(g.description.prefix(4000))
-            if let inst = ProcessInfo.processInfo.environment["LOOM_INSTANCE"] {
-                print("first rejected:", Replay.firstRejected(g, inst) as Any)
-            }
-        } catch { print("ERROR \(error)") }
+        let path = SharedData.packageRoot.appendingPathComponent("Examples/schemas/city.schema.json").path
+        let g = try Grammar(jsonSchema: try String(contentsOfFile: path, encoding: .utf8), options: .recognition)
+        #expect(Replay.accepts(g, #"{"name":"Paris","country":"France","population":2102650,"landmarks":["Eiffel Tower","Louvre"]}"#))
+        #expect(!Replay.accepts(g, #"{"name":"Paris","country":"France","population":-1,"landmarks":["Louvre"]}"#))
+        #expect(!Replay.accepts(g, #"{"name":"Paris","country":"France","population":1.5,"landmarks":["Louvre"]}"#))
+        #expect(!Replay.accepts(g, #"{"name":"Paris","country":"France","population":1,"landmarks":[]}"#))
+        #expect(!Replay.accepts(g, #"{"name":"Paris","country":"France","population":1,"landmarks":["a","b","c","d"]}"#))
+        #expect(!Replay.accepts(g, #"{"name":"Paris","country":"France","population":1,"landmarks":["a"],"mayor":"x"}"#))
+        #expect(!Replay.accepts(g, #"{"name":"Paris","population":1,"landmarks":["a"]}"#))
     }
 }

@@ -52,11 +52,11 @@ import Testing
         return "{\"$ref\":\"#/$defs/d0\",\"$defs\":{" + defs.joined(separator: ",") + "}}"
     }
 
-    @Test func tenThousandNestedArraysAndObjects() async {
+    @Test func tenThousandNestedArraysAndObjects() async throws {
         // Deeper than schemas may nest: the typed limit, naming where.
         for text in [Self.nestedItems(10_000), Self.nestedProperties(10_000)] {
             for r in [Self.compile(text), Self.onSmallStack { () throws(GrammarError) in try Grammar(jsonSchema: text) }] {
-                guard case .failure(let e) = r else { Issue.record("expected the depth limit"); continue }
+                let e = try #require(r.failure, "expected the depth limit")
                 #expect(e.kind == .limit)
                 #expect(e.pointer.hasPrefix("/items/items/") || e.pointer.hasPrefix("/properties/a/properties/a/"), "\(e.pointer.prefix(40))")
             }
@@ -68,12 +68,12 @@ import Testing
         }
     }
 
-    @Test func schemaValueDeeperThanTheLimitIsRefusedWithItsPointer() async {
+    @Test func schemaValueDeeperThanTheLimitIsRefusedWithItsPointer() async throws {
         var v: JSONValue = .object(JSONObject([("type", .string("integer"))]))
         for _ in 0..<200 { v = .object(JSONObject([("type", .string("array")), ("items", v)])) }
         let value = v
         let r = Self.onSmallStack { () throws(GrammarError) in try Grammar(jsonSchema: value) }
-        guard case .failure(let e) = r else { Issue.record("expected the depth limit"); return }
+        let e = try #require(r.failure, "expected the depth limit")
         #expect(e.kind == .limit)
         #expect(e.pointer.hasPrefix("/items/items/"))
     }
@@ -86,7 +86,7 @@ import Testing
         Self.check(Self.onSmallStack { () throws(GrammarError) in try Grammar(jsonSchema: text) })
     }
 
-    @Test func deeplyNestedRegexAndGBNF() async {
+    @Test func deeplyNestedRegexAndGBNF() async throws {
         let regex = String(repeating: "(", count: 10_000) + "a" + String(repeating: ")", count: 10_000)
         let gbnf = "root ::= " + String(repeating: "(", count: 10_000) + "\"a\"" + String(repeating: ")", count: 10_000) + "\n"
         let stacked = "a" + String(repeating: "{1}", count: 10_000)
@@ -97,11 +97,16 @@ import Testing
             Self.onSmallStack { () throws(GrammarError) in try Grammar(regex: regex) },
             Self.onSmallStack { () throws(GrammarError) in try Grammar(gbnf: gbnf) },
         ] {
-            guard case .failure(let e) = r else { Issue.record("expected the nesting limit"); continue }
+            let e = try #require(r.failure, "expected the nesting limit")
             #expect(e.kind == .limit)
         }
         // Ordinary nesting still compiles.
         #expect(throws: Never.self) { try Grammar(regex: "((a|b)(c(d)?))+") }
         #expect(throws: Never.self) { try Grammar(gbnf: "root ::= ((\"a\" | \"b\") (\"c\")*)+\n") }
     }
+}
+
+private extension Result {
+    /// The error of a failure, nil for a success.
+    var failure: Failure? { if case .failure(let e) = self { return e }; return nil }
 }

@@ -566,10 +566,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         let r = HTTPResponse.error(status: 400, message: "bad \"input\"", type: "invalid_request_error", code: "x")
         #expect(r.status == 400)
         #expect(r.headers["content-type"] == "application/json")
-        guard case .full(let body) = r.body else {
-            Issue.record("expected a full body")
-            return
-        }
+        let body = try #require(r.body.fullBytes, "expected a full body")
         let v = try JSONValue(parsing: body)
         #expect(v["error"]?["message"]?.stringValue == "bad \"input\"")
         #expect(v["error"]?["param"]?.isNull == true)
@@ -580,4 +577,9 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         #expect(HTTPStreamWriter.formatEvent("a\r\nb", event: "e", id: "1") == "event: e\nid: 1\ndata: a\ndata: b\n\n")
         #expect(HTTPStreamWriter.formatEvent("") == "data: \n\n")
     }
+}
+
+private extension HTTPResponse.Body {
+    /// The bytes of a `.full` body, nil for a stream.
+    var fullBytes: [UInt8]? { if case .full(let bytes) = self { return bytes }; return nil }
 }

@@ -6,19 +6,19 @@ import Testing
 @Suite struct EventAssemblyTests {
     typealias Event = LanguageModelExecutorGenerationChannel.Event
 
-    @Test func `recorded events expose typed payloads through kind storage`() async {
+    @Test func `recorded events expose typed payloads through kind storage`() async throws {
         let sink = RecordingChannel()
         await sink.send([.response(entryID: "r1", action: .appendText("Hi", tokenCount: 1))])
-        #expect(sink.events.count == 1)
-        guard case .response(let payload) = sink.events[0].kind.storage,
-              case .appendText(let text, let segmentID, let tokens) = payload.action else {
+        try #require(sink.events.count == 1)
+        if case .response(let payload) = sink.events[0].kind.storage,
+           case .appendText(let text, let segmentID, let tokens) = payload.action {
+            #expect(payload.entryID == "r1")
+            #expect(text == "Hi")
+            #expect(segmentID == nil)
+            #expect(tokens == 1)
+        } else {
             Issue.record("expected a response appendText event")
-            return
         }
-        #expect(payload.entryID == "r1")
-        #expect(text == "Hi")
-        #expect(segmentID == nil)
-        #expect(tokens == 1)
     }
 
     @Test func `text deltas coalesce into one response entry with accumulated credits`() async {

@@ -33,9 +33,9 @@ import Testing
 
     @Test func `content keeps member order and exposes kind`() throws {
         let content = try GeneratedContent(json: #"{"z":1,"a":[true,null,"s"]}"#)
-        guard case .structure(let properties, let keys) = content.kind else { Issue.record("not a structure"); return }
-        #expect(keys == ["z", "a"])
-        #expect(properties["z"]?.kind == .number(1))
+        let structure = try #require(content.kind.structure)
+        #expect(structure.orderedKeys == ["z", "a"])
+        #expect(structure.properties["z"]?.kind == .number(1))
         #expect(try content.value([GeneratedContent].self, forProperty: "a").count == 3)
         #expect(try content.value(String?.self, forProperty: "missing") == nil)
         #expect(throws: GeneratedContent.ParsingError.self) { _ = try GeneratedContent(json: "{oops") }
@@ -66,5 +66,13 @@ import Testing
         #expect(converted["n"]?.jsonString == "3")
         #expect(converted["tag"]?.jsonString == #"{"id":1,"label":"a"}"# || converted["tag"]?.jsonString == #"{"label":"a","id":1}"#)
         #expect(converted["list"]?.jsonString == "[1,2]")
+    }
+}
+
+private extension GeneratedContent.Kind {
+    /// The object's members, nil for any other kind.
+    var structure: (properties: [String: GeneratedContent], orderedKeys: [String])? {
+        if case .structure(let properties, let keys) = self { return (properties, keys) }
+        return nil
     }
 }

@@ -6,7 +6,7 @@ import LoomJSON
 @testable import LocalBackend
 @testable import Provider
 
-/// Issue 7: when the rendered generation prompt already opened a reasoning block (Qwen3-style
+/// When the rendered generation prompt already opened a reasoning block (Qwen3-style
 /// templates end it with `<think>\n`), the grammar the executor builds must start inside that
 /// block, exactly as the parser does; otherwise a call (or the schema's JSON) may start inside
 /// the thoughts, where the parser reads it as reasoning and the call is lost.

@@ -3,7 +3,7 @@ import Testing
 @testable import Provider
 
 /// Layer 3: end to end through `LanguageModelSession` with the scripted mock.
-@Suite struct SessionTests {
+@Suite(.timeLimit(.minutes(2))) struct SessionTests {
     @Test func `streamed text deltas assemble into a complete response`() async throws {
         let session = LanguageModelSession(model: MockLanguageModel(text: ["Hello", ", world!"]))
         let response = try await session.respond(to: "anything")
@@ -20,7 +20,7 @@ import Testing
         _ = try await session.respond(to: "Hi")
         let request = try #require(MockRegistry.get(model.tag).requests.first)
         #expect(request.transcript.map(\.kindName) == ["instructions", "prompt"])
-        guard case .instructions(let instructions) = request.transcript[0] else { Issue.record("no instructions"); return }
+        let instructions = try #require(request.transcript[0].instructionsValue)
         #expect(text(of: instructions.segments) == "Be concise.")
         #expect(request.schema == nil)
         #expect(request.enabledToolDefinitions.isEmpty)
@@ -38,10 +38,7 @@ import Testing
         #expect(request.generationOptions == options)
         #expect(request.contextOptions.reasoningLevel == .custom("no_think"))
         #expect(request.metadata["trace"] as? String == "abc")
-        guard case .randomTopK(let k, let seed)? = request.generationOptions.samplingMode?.kind else {
-            Issue.record("sampling mode kind lost"); return
-        }
-        #expect(k == 40 && seed == 7)
+        #expect(request.generationOptions.samplingMode?.kind == .randomTopK(40, seed: 7))
     }
 
     @Test func `reasoning text and a tool call interleaved yield one entry each`() async throws {
@@ -100,7 +97,7 @@ import Testing
         let session = LanguageModelSession(model: model, instructions: "Rules")
         session.prewarm(promptPrefix: Prompt("Summarise:"))
         // prewarm returns at once and works in the background; wait for it to land.
-        for _ in 0..<5000 where MockRegistry.get(model.tag).prewarmed == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        await Gates.shared.wait(MockExecutor.prewarmedGate(model.tag))
         let stats = MockRegistry.get(model.tag)
         #expect(stats.prewarmed == 1)
         #expect(stats.prewarmTranscripts.first?.map(\.kindName) == ["instructions", "prompt"])
@@ -229,11 +226,8 @@ import Testing
         let response = try await LanguageModelSession(model: vision).respond { "Describe"; image }
         #expect(response.content == "a cat")
         let segments = try #require(MockRegistry.get(vision.tag).requests.first?.transcript.last?.promptValue?.segments)
-        #expect(segments.count == 2)
-        guard case .attachment(let attachment) = segments[1], case .image(let img) = attachment.content else {
-            Issue.record("image segment lost"); return
-        }
-        #expect(img.url?.path == "/tmp/cat.png")
+        try #require(segments.count == 2)
+        #expect(segments[1].attachmentValue?.content == .image(image))
     }
 
     @Test func `restoring a transcript continues the conversation`() async throws {

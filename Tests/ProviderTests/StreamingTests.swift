@@ -3,7 +3,7 @@ import Testing
 @testable import Provider
 
 /// Streaming delivers snapshots as the executor produces them, and cancellation reaches it.
-@Suite struct StreamingTests {
+@Suite(.timeLimit(.minutes(2))) struct StreamingTests {
     @Test func `snapshots arrive while the executor is still generating`() async throws {
         let gate = UUID().uuidString
         // The executor cannot send "B" until the test has seen the "A" snapshot: a stream that
@@ -39,7 +39,7 @@ import Testing
         consumer.cancel()
         let outcome = await consumer.result
         if case .success(let text) = outcome { #expect(text != "partialnever") }
-        await waitUntil { !session.isResponding }
+        try #require(await waitUntil { !session.isResponding }, "the turn never finished")
         #expect(MockRegistry.get(model.tag).sawCancellation)
         #expect(session.transcript.map(\.kindName) == ["instructions"])
     }
@@ -70,8 +70,13 @@ import Testing
         #expect(session.transcript.isEmpty)
     }
 
-    /// Polls a condition the test cannot await directly (the stream's producer finishing).
-    private func waitUntil(_ condition: @Sendable () -> Bool) async {
-        for _ in 0..<2000 where !condition() { try? await Task.sleep(nanoseconds: 1_000_000) }
+    /// Polls a condition the test cannot await directly (the stream's producer finishing), for at
+    /// most 2,000 checks; false when it never held.
+    private func waitUntil(_ condition: @Sendable () -> Bool) async -> Bool {
+        for _ in 0..<2000 {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return condition()
     }
 }

@@ -166,13 +166,8 @@ struct ToolCallingReplay: Sendable {
 
     @Test func unsupportedParameterSchemaNamesTheTool() throws {
         let bad = Transcript.ToolDefinition(name: "broken", description: "", parameters: try GenerationSchema(jsonSchema: #"{"type":"nonsense"}"#))
-        #expect(throws: ToolCallingError.self) { try ToolCallGrammar.make(tools: [bad], dialect: .fallback) }
-        do {
-            _ = try ToolCallGrammar.make(tools: [bad], dialect: .fallback)
-        } catch {
-            guard case .invalidParameterSchema(let name, _) = error else { Issue.record("\(error)"); return }
-            #expect(name == "broken")
-        }
+        let error = try #require(#expect(throws: ToolCallingError.self) { try ToolCallGrammar.make(tools: [bad], dialect: .fallback) })
+        if case .invalidParameterSchema(let name, _) = error { #expect(name == "broken") } else { Issue.record("\(error)") }
     }
 
     @Test func schemaWithoutTypeStillMeansAnObject() throws {

@@ -177,9 +177,9 @@ import LoomJSON
     @Test func defaultCallIDsAreNineAlphanumerics() throws {
         var p = ToolCallStreamParser(dialect: .fallback, streamsArguments: true)
         let events = try p.consume(#"<tool_call>{"name": "a", "arguments": {}}</tool_call>"#)
-        guard case .toolCallStarted(let started, "a")? = events.first,
-              case .toolCall(let c)? = events.last else { Issue.record("no call"); return }
-        #expect(c.id == started)
+        let c = try #require(p.calls.first, "no call")
+        #expect(events.first == .toolCallStarted(id: c.id, name: "a"))
+        #expect(events.last == .toolCall(c))
         #expect(c.id.count == 9 && c.id.allSatisfy { $0.isLetter || $0.isNumber })
         #expect(p.calls == [c])
     }

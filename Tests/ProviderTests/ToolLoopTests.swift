@@ -48,7 +48,7 @@ struct FailingTool: Tool {
     func call(arguments: Arguments) async throws -> String { throw Broken() }
 }
 
-@Suite struct ToolLoopTests {
+@Suite(.timeLimit(.minutes(2))) struct ToolLoopTests {
     @Test func `tool-call streaming assembles one call, runs the tool and continues to a response`() async throws {
         let model = MockLanguageModel(steps: [
             [.toolCall(id: "c1", name: "weather", arguments: ""), .toolCall(id: "c1", name: "weather", arguments: "{\"city\":"),
@@ -86,7 +86,7 @@ struct FailingTool: Tool {
         #expect(response.content == "done")
         let outputs = session.transcript.compactMap(\.toolOutputValue)
         #expect(outputs.map(\.id) == ["1", "2"])
-        guard case .structure(let s) = outputs[0].segments.first else { Issue.record("expected structured output"); return }
+        let s = try #require(outputs.first?.segments.first?.structureValue)
         #expect(s.content.jsonString == "{\"met\":\"\(b)\"}")
     }
 
@@ -200,9 +200,8 @@ struct FailingTool: Tool {
             _ = try await LanguageModelSession(model: model, tools: [Nested()]).respond(to: "x")
             Issue.record("expected ToolCallError")
         } catch let error as LanguageModelSession.ToolCallError {
-            guard case LanguageModelError.timeout? = error.underlyingError as? LanguageModelError else {
-                Issue.record("underlying error lost"); return
-            }
+            let underlying = try #require(error.underlyingError as? LanguageModelError)
+            if case .timeout = underlying {} else { Issue.record("underlying error lost: \(underlying)") }
         }
     }
 }

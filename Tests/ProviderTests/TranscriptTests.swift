@@ -38,7 +38,7 @@ import Testing
         #expect(decoded == transcript)
         // Member order of tool arguments and schemas survives (they travel as JSON text).
         #expect(decoded[3].toolCallsValue?.calls.first?.arguments.jsonString == #"{"z":"Paris","a":1}"#)
-        guard case .instructions(let instructions) = decoded[0] else { Issue.record("instructions lost"); return }
+        let instructions = try #require(decoded[0].instructionsValue)
         #expect(instructions.toolDefinitions.first?.parameters.jsonString ==
                 #"{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}"#)
         #expect(decoded[2].reasoningValue?.signature == Data([0, 255, 7]))

@@ -30,7 +30,7 @@ final class RawClient: Sendable {
     private let buffer = Locked<[UInt8]>([])
 
     /// Connects to 127.0.0.1:port. A 120 s receive timeout turns a hung server into a test failure
-    /// (30 s was hit by a working server under ThreadSanitizer on a loaded machine, issue 9).
+    /// (generous: a working server under ThreadSanitizer on a loaded machine can take over 30 s).
     init(port: UInt16) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawClientError(description: "socket failed") }
@@ -184,7 +184,7 @@ final class Gate: Sendable {
     /// Waits until opened; false when the waiting task is cancelled first.
     ///
     /// No clock bound: the other side of every handshake comes on a working server, however
-    /// slowly (a 30 s bound failed tests under ThreadSanitizer on a loaded machine, issue 9). A
+    /// slowly (under ThreadSanitizer on a loaded machine, over 30 s). A
     /// hang still ends: a handler's wait when the server stops (stopping cancels its
     /// handlers), a test's when the suite's time limit cancels the test.
     @discardableResult

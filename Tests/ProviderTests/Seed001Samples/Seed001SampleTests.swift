@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import Provider
 
-@Suite(.serialized) struct Seed001SampleTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct Seed001SampleTests {
   @Test func `system instructions become a system message`() throws {
     let transcript = Transcript(entries: [
       .instructions(
@@ -37,9 +37,12 @@ import Provider
 
     await translator.translate(.textDelta("Hi"))
 
-    #expect(sink.events.count == 1)
-    guard case .response(let response) = sink.events[0].kind.storage else { Issue.record("not a response"); return }
-    #expect(response.entryID == "r1")
+    try #require(sink.events.count == 1)
+    if case .response(let response) = sink.events[0].kind.storage {
+      #expect(response.entryID == "r1")
+    } else {
+      Issue.record("not a response")
+    }
   }
 
   @Test func `streamed text deltas assemble into a complete response`() async throws {
@@ -72,7 +75,7 @@ import Provider
     #expect(response.content == "Answer")
     #expect(response.usage?.input.cachedTokenCount == 4)
     #expect(response.usage?.output.totalTokenCount == 3)
-    guard case .reasoning(let reasoning) = session.transcript[1] else { Issue.record("no reasoning"); return }
+    let reasoning = try #require(session.transcript[1].reasoningValue, "no reasoning")
     #expect(reasoning.signature == Data([9, 8]))
     #expect(session.transcript.count == 3, "the retracted call leaves no tool-calls entry")
   }

@@ -128,7 +128,12 @@ final class MockExecutor: LanguageModelExecutor {
             $0.prewarmed += 1
             $0.prewarmTranscripts.append(transcript)
         }
+        let gate = Self.prewarmedGate(configuration.tag)
+        Task { await Gates.shared.signal(gate) }
     }
+
+    /// The gate a prewarm signals once it is recorded, for tests to await.
+    static func prewarmedGate(_ tag: String) -> String { "prewarmed \(tag)" }
 
     func respond(
         to request: LanguageModelExecutorGenerationRequest, model: MockLanguageModel,
@@ -194,13 +199,13 @@ final class MockExecutor: LanguageModelExecutor {
             case .signal(let name):
                 await Gates.shared.signal(name)
             case .waitForCancellation:
-                while true {
-                    do {
-                        try await Task.sleep(nanoseconds: 5_000_000)
-                    } catch {
-                        MockRegistry.update(configuration.tag) { $0.sawCancellation = true }
-                        throw error
-                    }
+                // Task.sleep throws CancellationError as soon as the task is cancelled; the day
+                // is never reached (the suites' time limits end a test that never cancels).
+                do {
+                    try await Task.sleep(for: .seconds(86_400))
+                } catch {
+                    MockRegistry.update(configuration.tag) { $0.sawCancellation = true }
+                    throw error
                 }
             case .returnEarly:
                 return

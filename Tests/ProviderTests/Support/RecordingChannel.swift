@@ -26,6 +26,7 @@ final class RecordingChannel: Sendable {
 }
 
 extension Transcript.Entry {
+    var instructionsValue: Transcript.Instructions? { if case .instructions(let i) = self { return i }; return nil }
     var responseValue: Transcript.Response? { if case .response(let r) = self { return r }; return nil }
     var reasoningValue: Transcript.Reasoning? { if case .reasoning(let r) = self { return r }; return nil }
     var toolCallsValue: Transcript.ToolCalls? { if case .toolCalls(let t) = self { return t }; return nil }
@@ -45,4 +46,9 @@ extension Transcript.Entry {
 
 func text(of segments: [Transcript.Segment]) -> String {
     segments.compactMap { if case .text(let t) = $0 { return t.content }; return nil }.joined()
+}
+
+extension Transcript.Segment {
+    var attachmentValue: Transcript.AttachmentSegment? { if case .attachment(let a) = self { return a }; return nil }
+    var structureValue: Transcript.StructuredSegment? { if case .structure(let s) = self { return s }; return nil }
 }

@@ -9,14 +9,14 @@ import LoomJSON
 /// SmolLM2 (no tool support in its template) decoding greedily under the call grammar (one call
 /// per reply): every token is inside its mask, the reply is one well-formed call with valid
 /// arguments, and the grammar ends generation right after it.
-@Suite(.serialized) struct ToolCallingLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct ToolCallingLiveTests {
     @Test func smolLM2MakesAWellFormedRequiredCall() throws {
         let file = try GGUFFile(path: SharedData.defaultModel)
         let tokenizer = try Tokenizer(gguf: file)
         let template = try #require(try file.chatTemplate())
         let support = ModelToolSupport(template: template, tokenizer: tokenizer)
         let tools = [Transcript.ToolDefinition(name: "getWeather", description: "Current weather in a city.",
-                                               parameters: ToolCallingFixtures.weatherSchema)]
+                                               parameters: E2EData.weatherSchema)]
         let messages = support.dialect.injectingTools(tools, into: [["role": "user", "content": "What is the weather in Paris?"]])
         let prompt = try template.render(messages: messages, tools: support.dialect.templateTools(tools), addGenerationPrompt: true,
                                          bosToken: file.bosTokenText, eosToken: file.eosTokenText)
@@ -46,7 +46,7 @@ import LoomJSON
         let calls = events.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }
         #expect(calls.count == 1)
         #expect(!events.contains { if case .text = $0 { return true } else { return false } })
-        guard let call = calls.first else { Issue.record("no call: \(events)"); return }
+        let call = try #require(calls.first, "no call: \(events)")
         #expect(call.toolName == "getWeather")
         #expect(call.arguments.jsonValue["city"]?.stringValue?.isEmpty == false)
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// `SequentialEngine` as a runtime: prefix reuse (exact), the context limit checked before any
 /// compute, cancellation bounded in forward passes, rollback.
-@Suite(.serialized) struct SequentialEngineRuntimeTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct SequentialEngineRuntimeTests {
     let model: Model
     init() throws { model = try ModelStore.shared.model(path: RuntimeFixtures.stories) }
 

@@ -2,7 +2,7 @@ import Engine
 import Testing
 
 /// The forward pass against exact float64 logits (`../shared/reference`).
-@Suite(.serialized) struct TransformerReferenceTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct TransformerReferenceTests {
     /// F32 weights with an F32 KV cache: only float32 rounding separates Loom from float64.
     @Test(arguments: ["stories260K", "synth-llama-f32", "synth-qwen2-f32"])
     func exactOnF32Models(name: String) throws {

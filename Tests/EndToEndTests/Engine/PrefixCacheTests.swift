@@ -3,7 +3,7 @@ import Testing
 
 /// The cross-sequence prefix cache: hits restore exact state, the byte budget evicts the least
 /// recently used snapshot, snapshots never cross models or KV types.
-@Suite(.serialized) struct PrefixCacheTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct PrefixCacheTests {
     let model: Model
     init() throws { model = try ModelStore.shared.model(path: RuntimeFixtures.stories) }
 

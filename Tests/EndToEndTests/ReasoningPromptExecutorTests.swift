@@ -4,19 +4,18 @@ import LoomJSON
 @testable import LocalBackend
 @testable import Provider
 
-/// Issue 7 through `LocalLanguageModel`'s executor: a model whose chat template ends the
-/// generation prompt with `<think>\n` (DeepSeek-R1-Distill's) starts its output inside a
-/// reasoning block, so the grammar the executor compiles must let it finish the thoughts and
-/// close them before a call or the schema's JSON. The executor used to compile the tool grammar
-/// without knowing that; with reasoning switched off (`no_think`, which this template ignores),
-/// the grammar then forced the call at once, the parser (which did know) read it as thoughts,
-/// and the required call was lost.
+/// Through `LocalLanguageModel`'s executor: a model whose chat template ends the generation
+/// prompt with `<think>\n` (DeepSeek-R1-Distill's) starts its output inside a reasoning block,
+/// so the grammar the executor compiles must let it finish the thoughts and close them before a
+/// call or the schema's JSON, also with reasoning switched off (`no_think`, which this template
+/// ignores): a grammar that forced the call at once would have the parser read it as thoughts,
+/// and the required call would be lost.
 ///
 /// The model is `Tests/Fixtures/reasoning/tiny-r1-think.gguf` (`make_reasoning_fixture.py`):
 /// one layer of random weights over a byte-level vocabulary with `<think>`/`</think>` tokens.
 /// Its choices are noise; the grammar and the completion planner make the output's shape, which
 /// is what these tests check.
-@Suite(.serialized) struct ReasoningPromptExecutorTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct ReasoningPromptExecutorTests {
     static var fixture: String {
         SharedData.packageRoot.appendingPathComponent("Tests/Fixtures/reasoning/tiny-r1-think.gguf").path
     }
@@ -24,10 +23,10 @@ import LoomJSON
     static let question = Transcript.Entry.prompt(.init(segments: [.text(.init(content: "What is the weather in Paris?"))]))
 
     func run(tools: [Transcript.ToolDefinition] = [], schema: GenerationSchema? = nil, mode: GenerationOptions.ToolCallingMode?,
-             level: ContextOptions.ReasoningLevel?) async throws -> RecordingChannel {
+             level: ContextOptions.ReasoningLevel?) async throws -> EventLog {
         let model = LocalLanguageModel(path: Self.fixture, variant: .sequential, contextSize: 2048, threads: 1)
         let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
-        let recording = RecordingChannel()
+        let recording = EventLog()
         try await executor.respond(
             to: LanguageModelExecutorGenerationRequest(
                 transcript: Transcript(entries: [Self.question]), enabledTools: tools, schema: schema,
@@ -50,11 +49,11 @@ import LoomJSON
     @Test(arguments: [nil, ContextOptions.ReasoningLevel.custom("no_think")])
     func requiredCallComesAfterTheThoughts(level: ContextOptions.ReasoningLevel?) async throws {
         let tool = Transcript.ToolDefinition(name: "getWeather", description: "Current weather in a city.",
-                                             parameters: ToolCallingFixtures.weatherSchema)
+                                             parameters: E2EData.weatherSchema)
         let recording = try await run(tools: [tool], mode: .required, level: level)
         let entries = recording.entries
-        #expect(entries.first?.kindName == "reasoning", "entries: \(entries.map(\.kindName))")
-        let calls = try #require(entries.compactMap(\.toolCallsValue).first, "the required call was lost; entries: \(entries.map(\.kindName))")
+        #expect(entries.first?.assembledKind == "reasoning", "entries: \(entries.map(\.assembledKind))")
+        let calls = try #require(entries.compactMap(\.assembledToolCalls).first, "the required call was lost; entries: \(entries.map(\.assembledKind))")
         #expect(calls.calls.map(\.toolName) == ["getWeather"])
         let city = try calls.calls[0].arguments.properties()["city"]?.value(String.self)
         #expect(city != nil)
@@ -64,8 +63,8 @@ import LoomJSON
         let schema = try GenerationSchema(jsonSchema: #"{"type":"object","properties":{"city":{"type":"string","maxLength":12}},"required":["city"],"additionalProperties":false}"#)
         let recording = try await run(schema: schema, mode: nil, level: .custom("no_think"))
         let entries = recording.entries
-        #expect(entries.first?.kindName == "reasoning", "entries: \(entries.map(\.kindName))")
-        let response = try #require(entries.compactMap(\.responseValue).last)
+        #expect(entries.first?.assembledKind == "reasoning", "entries: \(entries.map(\.assembledKind))")
+        let response = try #require(entries.compactMap(\.assembledResponse).last)
         // Whichever way the assembler keeps it: streamed text, or a structured segment.
         let json = response.segments.map { segment -> String in
             switch segment {
@@ -75,9 +74,30 @@ import LoomJSON
             }
         }.joined()
         let value = try JSONValue(parsing: json)
-        guard case .object(let object) = value, case .string? = object["city"] else {
-            Issue.record("the answer is not the schema's object: \(json)")
-            return
+        #expect(value["city"]?.stringValue != nil, "the answer is not the schema's object: \(json)")
+    }
+}
+
+extension EventLog {
+    /// The events assembled into transcript entries, as a session would.
+    var entries: [Transcript.Entry] {
+        var assembler = TranscriptAssembler()
+        for event in all { assembler.apply(event) }
+        return assembler.finalEntries()
+    }
+}
+
+private extension Transcript.Entry {
+    var assembledKind: String {
+        switch self {
+        case .instructions: "instructions"
+        case .prompt: "prompt"
+        case .toolCalls: "toolCalls"
+        case .toolOutput: "toolOutput"
+        case .response: "response"
+        case .reasoning: "reasoning"
         }
     }
+    var assembledToolCalls: Transcript.ToolCalls? { if case .toolCalls(let t) = self { return t }; return nil }
+    var assembledResponse: Transcript.Response? { if case .response(let r) = self { return r }; return nil }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// Shared weights: one `Model` per file, unmapped with its last user, and many sequences on
 /// one model at once giving the same tokens as alone.
-@Suite(.serialized) struct RuntimeSharingTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct RuntimeSharingTests {
     /// The same file gives the same instance; the store holds it only weakly; a file renamed
     /// over the path loads fresh while the old instance lives on for its users.
     @Test func modelStoreSharesAndReleases() throws {
@@ -36,7 +36,7 @@ import Testing
         #expect(throws: ModelLoadError.self) { try store.model(path: path + ".missing") }
     }
 
-    /// Issue 9's file faults: a model file deleted, or replaced by a rename, while an engine uses
+    /// File faults: a model file deleted, or replaced by a rename, while an engine uses
     /// it keeps generating the same tokens from its mapping (POSIX keeps the inode until the last
     /// `munmap`); a fresh load sees the new file, or a typed error when there is none.
     @Test(arguments: [false, true])

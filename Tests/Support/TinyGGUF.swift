@@ -2,17 +2,24 @@ import Foundation
 
 /// Writes small GGUF v3 files for loader tests: a metadata list and F32 tensors filled with a
 /// deterministic pattern. Enough to build valid and deliberately broken llama/qwen2 models.
-struct TinyGGUF {
-    enum Value {
+public struct TinyGGUF {
+    /// A metadata value of one of the GGUF types the loader tests need.
+    public enum Value: Sendable {
         case u32(UInt32), i32(Int32), f32(Float), string(String), bool(Bool), strings([String])
     }
 
-    var metadata: [(String, Value)] = []
-    var tensors: [(name: String, shape: [Int])] = []
+    /// Metadata in file order.
+    public var metadata: [(String, Value)] = []
+    /// Tensors in file order, all F32.
+    public var tensors: [(name: String, shape: [Int])] = []
     /// Tensors filled with one value instead of the pattern.
-    var constants: [String: Float] = [:]
+    public var constants: [String: Float] = [:]
 
-    subscript(key: String) -> Value? {
+    /// An empty file: no metadata, no tensors.
+    public init() {}
+
+    /// The value of a metadata key; setting nil removes it.
+    public subscript(key: String) -> Value? {
         get { metadata.first { $0.0 == key }?.1 }
         set {
             metadata.removeAll { $0.0 == key }
@@ -20,13 +27,15 @@ struct TinyGGUF {
         }
     }
 
-    mutating func removeTensor(_ name: String) { tensors.removeAll { $0.name == name } }
-    mutating func setShape(_ name: String, _ shape: [Int]) {
+    /// Drops a tensor.
+    public mutating func removeTensor(_ name: String) { tensors.removeAll { $0.name == name } }
+    /// Changes a tensor's shape.
+    public mutating func setShape(_ name: String, _ shape: [Int]) {
         if let i = tensors.firstIndex(where: { $0.name == name }) { tensors[i].shape = shape }
     }
 
     /// A 1- or 2-block llama-style model: dim 8, 2 heads, 1 KV head, FFN 16, vocabulary 4.
-    static func llama(blocks: Int = 1, architecture: String = "llama", bias: Bool = false) -> TinyGGUF {
+    public static func llama(blocks: Int = 1, architecture: String = "llama", bias: Bool = false) -> TinyGGUF {
         var g = TinyGGUF()
         let a = architecture
         g["general.architecture"] = .string(a)
@@ -52,7 +61,7 @@ struct TinyGGUF {
     }
 
     /// Serialises to GGUF v3 bytes.
-    func bytes() -> [UInt8] {
+    public func bytes() -> [UInt8] {
         var out: [UInt8] = []
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
@@ -90,5 +99,5 @@ struct TinyGGUF {
     }
 
     /// Writes the file and returns its path.
-    func write() throws -> String { try SharedData.temporaryFile(bytes: bytes()) }
+    public func write() throws -> String { try SharedData.temporaryFile(bytes: bytes()) }
 }

@@ -2,7 +2,7 @@ import Engine
 import Testing
 
 /// Greedy generations that must match exactly (ids from `../shared/reference`).
-@Suite(.serialized) struct GoldenGenerationTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct GoldenGenerationTests {
     /// llama2.c's own golden story for stories260K: BOS, then 200 greedy tokens.
     @Test func stories260KGoldenStory() throws {
         let ref = try ReferenceVectors("stories260K")

@@ -2,7 +2,7 @@ import Engine
 import Testing
 
 /// Properties of the forward pass that do not need a reference: batching, cache reuse, errors.
-@Suite(.serialized) struct TransformerBehaviourTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct TransformerBehaviourTests {
     let model: Model
     init() throws { model = try Model(path: SharedData.path("models/stories260K.gguf")) }
 

@@ -3,7 +3,7 @@ import Testing
 
 /// RoPE variants the shared fixtures do not cover (frequency factors, linear scaling), checked
 /// through their defining identities on tiny generated models.
-@Suite(.serialized) struct RoPEConfigurationTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct RoPEConfigurationTests {
     private func logits(_ g: TinyGGUF, _ ids: [Int32]) throws -> [Float] {
         let model = try Model(path: g.write())
         let t = try Transformer(model: model, configuration: TransformerConfiguration(contextLength: 32))

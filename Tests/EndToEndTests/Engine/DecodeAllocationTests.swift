@@ -6,7 +6,7 @@ import Testing
 /// The per-token path allocates nothing: after a warm-up, decode steps make no heap allocation
 /// on the calling thread or on the transformer's kernel threads (counted by interposing the
 /// allocator, `Tests/AllocationCounter`).
-@Suite(.serialized) struct DecodeAllocationTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct DecodeAllocationTests {
     static let models = [SharedData.path("models/stories260K.gguf"), SharedData.defaultModel]
 
     /// Counts the allocations `body` makes on this thread and on every thread of `pool`.

@@ -5,7 +5,7 @@ import Testing
 /// `PipelinedEngine`: the same tokens as `SequentialEngine.generate` on three models (greedy and
 /// seeded sampling), back-pressure through a small ring, errors before compute, cancellation
 /// within one forward pass, prefix reuse across generations.
-@Suite(.serialized) struct PipelinedEngineRuntimeTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct PipelinedEngineRuntimeTests {
     private func config() -> TransformerConfiguration {
         TransformerConfiguration(threads: 2, maxBatch: 32, contextLength: 256, kvCacheType: .f16)
     }
