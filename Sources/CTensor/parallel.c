@@ -183,6 +183,65 @@ int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const floa
     return t.failed ? -1 : 0;
 }
 
+// MARK: - Attention of a batch of sequences
+
+typedef struct {
+    const loom_attention_desc *d;
+    const loom_attention_segment *segs;
+    int n_segs;
+    const float *q;
+    int64_t q_stride;
+    float *out;
+    int64_t out_stride, units;
+    float *scratch;
+    size_t scratch_per_thread;
+    _Atomic int failed;
+} attention_batch_task;
+
+// Unit u is (token, KV head) in segment order: the query heads of one KV group for one token,
+// so one decode token still spreads over the threads and a batch spreads by tokens.
+static void attention_batch_run(void *p, int ith, int nth) {
+    attention_batch_task *t = p;
+    float *scratch = t->scratch + (size_t)ith * t->scratch_per_thread;
+    int64_t u0, u1;
+    loom_split_range(t->units, ith, nth, 1, &u0, &u1);
+    const int64_t groups = t->d->n_kv_head, per_group = t->d->n_head / t->d->n_kv_head;
+    int s = 0;
+    int64_t seg_first = 0;
+    for (int64_t u = u0; u < u1; u++) {
+        while (s < t->n_segs && u >= seg_first + t->segs[s].n_tokens * groups) {
+            seg_first += t->segs[s].n_tokens * groups;
+            s++;
+        }
+        if (s >= t->n_segs) break;
+        const loom_attention_segment *g = &t->segs[s];
+        int64_t local = u - seg_first, tok = local / groups, grp = local % groups;
+        loom_attention_desc d = *t->d;
+        if (g->block_table) d.block_table = g->block_table;
+        int64_t row = g->row + tok;
+        int rc = loom_attention(&d, t->q + row * t->q_stride, t->out + row * t->out_stride, g->pos0 + tok + 1,
+                                grp * per_group, (grp + 1) * per_group, scratch);
+        if (rc != 0) t->failed = 1;
+    }
+}
+
+int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs,
+                             int n_segs, const float *q, int64_t q_stride, float *out, int64_t out_stride,
+                             int64_t max_kv, float *scratch) {
+    if (!d || !segs || !scratch || n_segs < 0 || max_kv <= 0) return -1;
+    int64_t units = 0;
+    for (int i = 0; i < n_segs; i++) {
+        if (segs[i].n_tokens < 0 || segs[i].pos0 < 0 || segs[i].pos0 + segs[i].n_tokens > max_kv) return -1;
+        units += segs[i].n_tokens * d->n_kv_head;
+    }
+    if (units == 0) return 0;
+    size_t per = loom_attention_scratch_floats(d, max_kv);
+    if (per == 0) return -1;
+    attention_batch_task t = {d, segs, n_segs, q, q_stride, out, out_stride, units, scratch, per, 0};
+    loom_pool_run(pool, attention_batch_run, &t);
+    return t.failed ? -1 : 0;
+}
+
 // MARK: - Element-wise
 
 typedef struct {
@@ -332,4 +391,38 @@ int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
     swiglu_task t = {gate, up, n_cols, x, h, scratch};
     loom_pool_run(pool, matvec_swiglu_run, &t);
     return 0;
+}
+
+// MARK: - Fused products of several rows (row by row until the blocked kernels land)
+
+#define LOOM_FUSED_MAX_PARTS 8
+
+void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
+                           const float *x, int64_t ldx, int64_t n_batch, void *scratch) {
+    if (n_parts <= 0 || n_parts > LOOM_FUSED_MAX_PARTS) return;
+    loom_matvec_part row[LOOM_FUSED_MAX_PARTS];
+    for (int64_t b = 0; b < n_batch; b++) {
+        for (int i = 0; i < n_parts; i++) {
+            row[i] = parts[i];
+            row[i].y = parts[i].y + b * parts[i].ldy;
+        }
+        loom_par_matvec_fused(pool, row, n_parts, n_cols, x + b * ldx, scratch);
+    }
+}
+
+int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up, int64_t n_cols,
+                           const float *x, int64_t ldx, int64_t n_batch, float *h, int64_t ldh, void *scratch) {
+    for (int64_t b = 0; b < n_batch; b++) {
+        loom_matvec_part g = *gate, u = *up;
+        g.y = gate->y + b * gate->ldy;
+        u.y = up->y + b * up->ldy;
+        int rc = loom_par_matvec_swiglu(pool, &g, &u, n_cols, x + b * ldx, h + b * ldh, scratch);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols, int64_t n_batch) {
+    (void)n_batch;
+    return loom_par_matvec_scratch_bytes(pool, n_cols);
 }

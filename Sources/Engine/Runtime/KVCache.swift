@@ -134,6 +134,17 @@ public final class KVCache {
     /// Bytes of keys and values that `count` positions hold across every layer.
     public func byteCount(positions: Int) -> Int { 2 * layerCount * positions * positionBytes }
 
+    /// Copies `count` positions starting at `source` to `destination` in every layer (ranges may
+    /// not overlap): a paged pool's copy-on-write of a partly shared block.
+    func copyRows(from source: Int, to destination: Int, count: Int) {
+        precondition(source >= 0 && destination >= 0 && source + count <= capacity && destination + count <= capacity)
+        let pb = positionBytes, bytes = count * pb
+        for l in 0..<layerCount {
+            (mutableKeys(layer: l) + destination * pb).copyMemory(from: keys(layer: l) + source * pb, byteCount: bytes)
+            (mutableValues(layer: l) + destination * pb).copyMemory(from: values(layer: l) + source * pb, byteCount: bytes)
+        }
+    }
+
     /// Copies positions `range` of every layer from a packed snapshot (`PrefixCache`'s layout:
     /// per layer, `snapshotPositions` keys then as many values) and makes them valid.
     /// The cache must hold exactly `range.lowerBound` positions.

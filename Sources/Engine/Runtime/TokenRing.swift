@@ -27,6 +27,7 @@ final class TokenRing: @unchecked Sendable {
     private var head = 0, count = 0
     private var ended = false, failure: EngineError?
     private var abandoned = false, producerRunning = true
+    private var wantsRoom = false
     private var waiter: UnsafeContinuation<Event, Never>?
     private var prefillResult = PrefillResult(cachedTokenCount: 0, evaluatedTokenCount: 0)
     private var reason: FinishReason?
@@ -97,6 +98,49 @@ final class TokenRing: @unchecked Sendable {
 
     /// Ends the stream (after the tokens already pushed) and releases anyone waiting for the
     /// producer.
+    /// Hands `token` to the consumer without waiting: true when it was taken or buffered, false
+    /// when the ring is full (the scheduler leaves the sequence out of its steps until
+    /// `onRoom` fires), nil when the consumer is gone.
+    func offer(_ token: Int32) -> Bool? {
+        pthread_mutex_lock(mutex)
+        if abandoned {
+            pthread_mutex_unlock(mutex)
+            return nil
+        }
+        if count == capacity {
+            wantsRoom = true
+            pthread_mutex_unlock(mutex)
+            return false
+        }
+        let resumed = waiter
+        if resumed != nil {
+            waiter = nil
+        } else {
+            buffer[(head + count) % capacity] = token
+            count += 1
+        }
+        pthread_mutex_unlock(mutex)
+        resumed?.resume(returning: .token(token))
+        return true
+    }
+
+    /// Whether a token offered now would be taken (room, or the consumer is gone).
+    var hasRoom: Bool { locked { count < capacity || abandoned } }
+
+    /// Called (outside the ring's lock, on the consumer's thread) when a consumer frees room in
+    /// a ring that refused an `offer`, or abandons it: the scheduler's wake-up.
+    private var roomHandler: (@Sendable () -> Void)?
+
+    /// Sets the handler `offer`'s refusals are answered with (before tokens flow).
+    func setRoomHandler(_ handler: @escaping @Sendable () -> Void) { locked { roomHandler = handler } }
+
+    /// Takes `wantsRoom` (under the lock): the handler to call once the lock is released.
+    private func roomNotificationLocked() -> (@Sendable () -> Void)? {
+        guard wantsRoom else { return nil }
+        wantsRoom = false
+        return roomHandler
+    }
+
     func finish(_ finishReason: FinishReason?, error: EngineError?) {
         pthread_mutex_lock(mutex)
         reason = finishReason
@@ -120,10 +164,12 @@ final class TokenRing: @unchecked Sendable {
 
     /// Stops the producer at its next token and lets it drop what it has.
     func abandon() {
-        locked {
+        let notify = locked { () -> (@Sendable () -> Void)? in
             abandoned = true
             pthread_cond_broadcast(notFull)
+            return roomHandler
         }
+        notify?()
     }
 
     /// Blocks until the producer thread has finished.
@@ -139,7 +185,9 @@ final class TokenRing: @unchecked Sendable {
         return await withUnsafeContinuation { (c: UnsafeContinuation<Event, Never>) in
             pthread_mutex_lock(mutex)
             if let ready = takeLocked() {
+                let notify = roomNotificationLocked()
                 pthread_mutex_unlock(mutex)
+                notify?()
                 c.resume(returning: ready)
             } else {
                 waiter = c
@@ -148,7 +196,14 @@ final class TokenRing: @unchecked Sendable {
         }
     }
 
-    private func take() -> Event? { locked { takeLocked() } }
+    private func take() -> Event? {
+        let (event, notify) = locked { () -> (Event?, (@Sendable () -> Void)?) in
+            let e = takeLocked()
+            return (e, e != nil ? roomNotificationLocked() : nil)
+        }
+        notify?()
+        return event
+    }
 
     /// A buffered token, or the end once the buffer is drained; nil when the consumer must wait.
     private func takeLocked() -> Event? {
