@@ -74,10 +74,13 @@ public final class KVBlockPool {
     /// Least recently released first: cached blocks (no owner, content kept).
     private var lruPrev: [Int32], lruNext: [Int32]
     private var lruHead: Int32 = -1, lruTail: Int32 = -1
-    /// Full blocks by the hash of their whole prefix.
+    /// Full blocks by the hash of their whole prefix (capacity reserved for every block, so
+    /// inserting never allocates).
     private var fullIndex: [UInt64: Int32] = [:]
-    /// Blocks with recorded content by the hash of the prefix before them.
-    private var children: [UInt64: [Int32]] = [:]
+    /// The first of the blocks with recorded content placed after a prefix, by that prefix's
+    /// hash; the rest follow through `nextSibling` (an intrusive list: indexing allocates nothing).
+    private var firstChild: [UInt64: Int32] = [:]
+    private var nextSibling: [Int32], prevSibling: [Int32]
 
     /// The hash of the empty prefix.
     static let rootHash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -103,6 +106,10 @@ public final class KVBlockPool {
         free = (0..<Int32(blockCount)).reversed()
         lruPrev = Array(repeating: -1, count: blockCount)
         lruNext = Array(repeating: -1, count: blockCount)
+        nextSibling = Array(repeating: -1, count: blockCount)
+        prevSibling = Array(repeating: -1, count: blockCount)
+        fullIndex.reserveCapacity(blockCount)
+        firstChild.reserveCapacity(blockCount)
         stats.blockCount = blockCount
     }
 
@@ -208,7 +215,11 @@ public final class KVBlockPool {
         (base + start).update(from: new.baseAddress!, count: new.count)
         if start == 0 {
             parentHash[b] = parent
-            children[parent, default: []].append(block)
+            let head = firstChild[parent] ?? -1
+            nextSibling[b] = head
+            prevSibling[b] = -1
+            if head >= 0 { prevSibling[Int(head)] = block }
+            firstChild[parent] = block
             indexed[b] = true
         }
         filled[b] = Int32(start + new.count)
@@ -245,11 +256,12 @@ public final class KVBlockPool {
         }
         var best: (block: Int32, count: Int)?
         let remaining = min(limit - at, blockSize)
-        if remaining > 0, let candidates = children[h] {
+        if remaining > 0, var c = firstChild[h] {
             let chunk = UnsafeBufferPointer(rebasing: prompt[at..<at + remaining])
-            for c in candidates where parentHash[Int(c)] == h {
+            while c >= 0 {
                 let n = matches(c, chunk)
                 if n > (best?.count ?? 0) { best = (c, n) }
+                c = nextSibling[Int(c)]
             }
         }
         return (shared, h, best)
@@ -285,10 +297,17 @@ public final class KVBlockPool {
         guard indexed[b] else { return }
         indexed[b] = false
         if Int(filled[b]) == blockSize, fullIndex[chainHash[b]] == block { fullIndex[chainHash[b]] = nil }
-        if var list = children[parentHash[b]] {
-            list.removeAll { $0 == block }
-            children[parentHash[b]] = list.isEmpty ? nil : list
+        let p = prevSibling[b], n = nextSibling[b]
+        if p >= 0 {
+            nextSibling[Int(p)] = n
+        } else if n >= 0 {
+            firstChild[parentHash[b]] = n
+        } else {
+            firstChild[parentHash[b]] = nil
         }
+        if n >= 0 { prevSibling[Int(n)] = p }
+        nextSibling[b] = -1
+        prevSibling[b] = -1
         filled[b] = 0
     }
 

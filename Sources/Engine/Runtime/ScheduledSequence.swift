@@ -42,9 +42,12 @@ final class ScheduledSequence: @unchecked Sendable {
     let deadline: UInt64?
     /// Who chooses tokens.
     let driver: Driver
+    /// Whether admission may reuse cached blocks (false: evaluate everything, for cold timings).
+    let reusesPrefix: Bool
 
     init(id: Int, prompt: [Int32], context: Int, maxBlocks: Int, cancellation: CancellationFlag, deadline: UInt64?,
-         driver: Driver) {
+         driver: Driver, reusesPrefix: Bool) {
+        self.reusesPrefix = reusesPrefix
         self.id = id
         tokens = []
         tokens.reserveCapacity(context)

@@ -46,16 +46,19 @@ public final class Scheduler: @unchecked Sendable {
     public var contextSize: Int { core.transformer.contextLength }
     /// Bytes of the KV pool (keys and values of every sequence).
     public var kvCacheBytes: Int { core.pool.byteCount }
+    /// Element type of the KV pool.
+    public var kvCacheType: KVCacheType { core.pool.type }
 
     /// Generates up to `maxTokens` tokens after `prompt`, sampling inside the scheduler, and
-    /// returns the stream of token ids. A stop token ends generation without being emitted.
+    /// returns the stream of token ids. `reusePrefix: false` evaluates the whole prompt even
+    /// when cached blocks hold a prefix of it (cold timings). A stop token ends generation without being emitted.
     /// Cancellation (the flag, or the stream's consumer going away) ends the stream with
     /// `.cancelled` at the next step; a passed `timeout` ends it with `.deadlineExceeded`.
     /// - Throws: before any compute: `.contextLimitExceeded` when the prompt cannot fit,
     ///   `.tokenOutOfRange`, `.emptyBatch`, `.invalidConfiguration` for bad parameters.
     public func generate(prompt: [Int32], sampling: SamplingParameters, stopTokens: Set<Int32> = [], maxTokens: Int,
                          cancellation: CancellationFlag = CancellationFlag(), timeout: Duration? = nil,
-                         bufferCapacity: Int = 64) throws(EngineError) -> PipelinedStream {
+                         reusePrefix: Bool = true, bufferCapacity: Int = 64) throws(EngineError) -> PipelinedStream {
         guard maxTokens >= 0 else { throw .invalidConfiguration("maxTokens \(maxTokens) must not be negative") }
         guard bufferCapacity > 0 else { throw .invalidConfiguration("bufferCapacity \(bufferCapacity) must be positive") }
         try core.validate(prompt)
@@ -65,20 +68,30 @@ public final class Scheduler: @unchecked Sendable {
         let driver = SamplingDriver(sampler: sampler, stopTokens: stopTokens.sorted(), maxTokens: maxTokens, ring: ring)
         let core = self.core
         ring.setRoomHandler { core.poke() }
-        core.submit(prompt: prompt, cancellation: cancellation, timeout: timeout, driver: .sampling(driver))
+        core.submit(prompt: prompt, cancellation: cancellation, timeout: timeout, reusePrefix: reusePrefix,
+                    driver: .sampling(driver))
         return PipelinedStream(ring: ring, cancellation: cancellation)
     }
 
     /// Starts a caller-driven sequence reading `prompt`: the session's `logits()` returns the
     /// prediction after it, and each `step` evaluates one more token in the next shared step.
     /// - Throws: before any compute, as `generate` does.
-    public func open(prompt: [Int32], cancellation: CancellationFlag = CancellationFlag(), timeout: Duration? = nil)
-        throws(EngineError) -> SequenceSession
+    public func open(prompt: [Int32], cancellation: CancellationFlag = CancellationFlag(), timeout: Duration? = nil,
+                     reusePrefix: Bool = true) throws(EngineError) -> SequenceSession
     {
         try core.validate(prompt)
         let channel = CallerChannel(vocabularySize: model.config.vocabularySize)
-        core.submit(prompt: prompt, cancellation: cancellation, timeout: timeout, driver: .caller(channel))
+        core.submit(prompt: prompt, cancellation: cancellation, timeout: timeout, reusePrefix: reusePrefix,
+                    driver: .caller(channel))
         return SequenceSession(channel: channel, core: core)
+    }
+
+    /// Called on the scheduler's thread after each step's forward pass (before its tokens are
+    /// chosen) with the number of steps run so far: progress reporting, and the hook tests use to
+    /// act after a given unit of work.
+    public var stepObserver: (@Sendable (Int) -> Void)? {
+        get { core.shared.withLock { $0.stepObserver } }
+        set { core.shared.withLock { $0.stepObserver = newValue } }
     }
 
     /// Counters since the scheduler started.

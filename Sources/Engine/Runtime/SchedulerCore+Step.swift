@@ -34,6 +34,7 @@ extension SchedulerCore {
             }
             return
         }
+        if let observer = shared.withLock({ $0.stepObserver }) { observer(stats.steps) }
         finishStep(logits)
     }
 
@@ -118,7 +119,7 @@ extension SchedulerCore {
     /// Blocks `s` needs beyond what it can share to evaluate all its tokens and one more, or nil
     /// when the pool cannot give that many now.
     private func blocksToAdmit(_ s: ScheduledSequence) -> Int? {
-        let found = s.tokens.withUnsafeBufferPointer { pool.lookup($0, limit: s.tokens.count - 1) }
+        let found = s.tokens.withUnsafeBufferPointer { pool.lookup($0, limit: s.reusesPrefix ? s.tokens.count - 1 : 0) }
         let positions = min(s.tokens.count + 1, transformer.contextLength)
         let fresh = (positions + policy.blockSize - 1) / policy.blockSize - found.shared.count
         // Shared blocks nobody holds are cached: holding them takes them out of the free space.
@@ -131,7 +132,7 @@ extension SchedulerCore {
     private func admit(_ s: ScheduledSequence) -> Bool {
         guard blocksToAdmit(s) != nil else { return false }
         let bs = policy.blockSize
-        let found = s.tokens.withUnsafeBufferPointer { pool.lookup($0, limit: s.tokens.count - 1) }
+        let found = s.tokens.withUnsafeBufferPointer { pool.lookup($0, limit: s.reusesPrefix ? s.tokens.count - 1 : 0) }
         for b in found.shared {
             pool.retain(b)
             s.table[s.blockCount] = b
@@ -384,6 +385,8 @@ extension SchedulerCore {
     func end(_ s: ScheduledSequence, reason: FinishReason?, error: EngineError?) {
         releaseBlocks(s)
         stats.completed += 1
+        // Published before the consumer hears of the end, so it reads counters that include it.
+        publishStatistics()
         switch s.driver {
         case .sampling(let d):
             if !s.prefillReported {

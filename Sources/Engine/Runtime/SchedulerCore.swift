@@ -22,6 +22,7 @@ final class SchedulerCore: @unchecked Sendable {
         var threadRunning = false
         var statistics = SchedulerStatistics()
         var nextID = 0
+        var stepObserver: (@Sendable (Int) -> Void)?
     }
 
     let transformer: Transformer
@@ -84,13 +85,14 @@ final class SchedulerCore: @unchecked Sendable {
     }
 
     /// Queues a sequence and wakes the thread.
-    func submit(prompt: [Int32], cancellation: CancellationFlag, timeout: Duration?, driver: ScheduledSequence.Driver) {
+    func submit(prompt: [Int32], cancellation: CancellationFlag, timeout: Duration?, reusePrefix: Bool,
+                driver: ScheduledSequence.Driver) {
         let deadline = timeout.map { Self.now() &+ UInt64(max(0, $0.components.seconds)) * 1_000_000_000
             &+ UInt64(max(0, $0.components.attoseconds / 1_000_000_000)) }
         shared.withLockSignalling { state in
             let sequence = ScheduledSequence(id: state.nextID, prompt: prompt, context: transformer.contextLength,
                                              maxBlocks: maxBlocks, cancellation: cancellation, deadline: deadline,
-                                             driver: driver)
+                                             driver: driver, reusesPrefix: reusePrefix)
             state.nextID += 1
             state.submitted.append(sequence)
         }
@@ -133,12 +135,13 @@ final class SchedulerCore: @unchecked Sendable {
                 timeoutNanoseconds: (running.isEmpty && waiting.isEmpty) ? nil : 50_000_000
             ) { state, _ in
                 seenEvents = state.events
-                let taken = state.submitted
-                state.submitted.removeAll(keepingCapacity: true)
+                // Swapped out, not copied: an empty queue costs no allocation per step.
+                var taken: [ScheduledSequence] = []
+                if !state.submitted.isEmpty { swap(&taken, &state.submitted) }
                 return (taken, state.stopping)
             }
             if stopping { break }
-            waiting.append(contentsOf: incoming)
+            if !incoming.isEmpty { waiting.append(contentsOf: incoming) }
             step()
             waitForCallers(seenEvents: &seenEvents)
             publishStatistics()
@@ -171,7 +174,7 @@ final class SchedulerCore: @unchecked Sendable {
         }
     }
 
-    private func publishStatistics() {
+    func publishStatistics() {
         var s = stats
         s.running = running.count
         s.waiting = waiting.count

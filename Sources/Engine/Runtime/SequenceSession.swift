@@ -60,6 +60,19 @@ public final class SequenceSession: @unchecked Sendable {
         return try logits()
     }
 
+    /// Forgets the last `n` tokens; the next `step` or `force` appends after what remains.
+    /// `logits()` is stale until then.
+    public func rollback(_ n: Int) throws(EngineError) {
+        guard n >= 0 else { throw .invalidConfiguration("rollback of \(n) positions") }
+        let ended: EngineError? = channel.state.withLock { state in
+            if let ended = state.ended { return ended }
+            state.logitsReady = false
+            state.rollback += n
+            return nil
+        }
+        if let ended { throw ended }
+    }
+
     /// Ends the sequence; its blocks are released at the next step. Idempotent.
     public func close() {
         guard !closed else { return }

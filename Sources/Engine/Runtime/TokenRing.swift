@@ -23,6 +23,7 @@ final class TokenRing: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let notFull: UnsafeMutablePointer<pthread_cond_t>
     private let producerDone: UnsafeMutablePointer<pthread_cond_t>
+    private let notEmpty: UnsafeMutablePointer<pthread_cond_t>
     // Guarded by `mutex`.
     private var head = 0, count = 0
     private var ended = false, failure: EngineError?
@@ -38,6 +39,8 @@ final class TokenRing: @unchecked Sendable {
         mutex = .allocate(capacity: 1)
         notFull = .allocate(capacity: 1)
         producerDone = .allocate(capacity: 1)
+        notEmpty = .allocate(capacity: 1)
+        pthread_cond_init(notEmpty, nil)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(notFull, nil)
         pthread_cond_init(producerDone, nil)
@@ -45,6 +48,8 @@ final class TokenRing: @unchecked Sendable {
 
     deinit {
         pthread_cond_destroy(producerDone)
+        pthread_cond_destroy(notEmpty)
+        notEmpty.deallocate()
         pthread_cond_destroy(notFull)
         pthread_mutex_destroy(mutex)
         producerDone.deallocate()
@@ -118,10 +123,23 @@ final class TokenRing: @unchecked Sendable {
         } else {
             buffer[(head + count) % capacity] = token
             count += 1
+            pthread_cond_signal(notEmpty)
         }
         pthread_mutex_unlock(mutex)
         resumed?.resume(returning: .token(token))
         return true
+    }
+
+    /// The next event for a consumer on an ordinary thread (not a Swift concurrency thread): blocks
+    /// until a token or the end arrives.
+    func nextBlocking() -> Event {
+        pthread_mutex_lock(mutex)
+        while count == 0 && !ended { pthread_cond_wait(notEmpty, mutex) }
+        let event = takeLocked()!
+        let notify = roomNotificationLocked()
+        pthread_mutex_unlock(mutex)
+        notify?()
+        return event
     }
 
     /// Whether a token offered now would be taken (room, or the consumer is gone).
@@ -147,6 +165,7 @@ final class TokenRing: @unchecked Sendable {
         failure = error
         ended = true
         producerRunning = false
+        pthread_cond_broadcast(notEmpty)
         let resumed = waiter
         waiter = nil
         pthread_cond_broadcast(producerDone)
