@@ -294,6 +294,9 @@ extension SchedulerCore {
     // MARK: - After the forward pass
 
     private func finishStep(_ logits: UnsafeBufferPointer<Float>) {
+        // Published before any consumer or caller hears of this step, so counters they read
+        // include it.
+        publishStatistics()
         let vocabulary = transformer.model.config.vocabularySize
         let bs = policy.blockSize
         var logitIndex = 0

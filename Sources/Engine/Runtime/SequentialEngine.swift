@@ -97,6 +97,7 @@ public final class SequentialEngine {
     public func generate(prompt: [Int32], sampling: SamplingParameters, stopTokens: Set<Int32> = [], maxTokens: Int,
                          reusePrefix: Bool = true, cancellation: CancellationFlag? = nil,
                          body: (Int32) -> Void) throws(EngineError) -> GenerationOutcome {
+        try validatePrompt(prompt)
         session?.close()
         session = nil
         tokens = []
