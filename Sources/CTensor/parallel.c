@@ -3,6 +3,7 @@
 #include "loom_blas.h"
 #include "loom_quant.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -321,6 +322,22 @@ static void part_rows(const loom_matvec_part *p, int64_t n_cols, const float *x,
     if (p->bias) loom_add(p->y + r0, p->y + r0, p->bias + r0, r1 - r0);
 }
 
+/// part_rows for n_batch inputs (row b at x + b*ldx, its A16 form at xq + b*xq_stride bytes),
+/// into p->y + b*p->ldy. The kernels keep each input row's arithmetic as for one row, and the
+/// bias is added row by row as part_rows adds it.
+static void part_rows_batch(const loom_matvec_part *p, int64_t n_cols, const float *x, int64_t ldx, const void *xq,
+                            size_t xq_stride, int64_t n_batch, int64_t r0, int64_t r1) {
+    if (p->accumulate)
+        loom_matmul_q_accumulate(p->type, p->w, p->row_bytes, n_cols, x, ldx, xq, xq_stride, p->y, p->ldy, n_batch,
+                                 r0, r1);
+    else loom_matmul_q(p->type, p->w, p->row_bytes, n_cols, x, ldx, xq, xq_stride, p->y, p->ldy, n_batch, r0, r1);
+    if (p->bias)
+        for (int64_t b = 0; b < n_batch; b++) {
+            float *yb = p->y + b * p->ldy;
+            loom_add(yb + r0, yb + r0, p->bias + r0, r1 - r0);
+        }
+}
+
 typedef struct {
     const loom_matvec_part *parts;
     int n_parts;
@@ -393,36 +410,122 @@ int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
     return 0;
 }
 
-// MARK: - Fused products of several rows (row by row until the blocked kernels land)
+// MARK: - Batched fused products (continuous batching)
 
-#define LOOM_FUSED_MAX_PARTS 8
+size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols, int64_t n_batch) {
+    int64_t threads = loom_pool_size(pool);
+    return (size_t)(n_batch > threads ? n_batch : threads) * a16_slot_bytes(n_cols);
+}
+
+typedef struct {
+    const loom_matvec_part *parts;
+    int n_parts;
+    const loom_matvec_part *gate, *up;
+    int64_t n_cols;
+    const float *x;
+    int64_t ldx, n_batch;
+    float *h;
+    int64_t ldh;
+    void *scratch;
+    /// Threads that have quantized their share of the input rows.
+    _Atomic int quantized;
+} batch_task;
+
+static inline void spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+// Spins briefly (the other threads are mid-way through a few rows' quantization, microseconds)
+// and then yields, so a thread descheduled on a busy machine does not have its core taken by
+// the threads waiting for it.
+static void arrive_and_wait(_Atomic int *arrived, int nth) {
+    atomic_fetch_add_explicit(arrived, 1, memory_order_acq_rel);
+    for (unsigned spins = 0; atomic_load_explicit(arrived, memory_order_acquire) < nth; spins++) {
+        if (spins < 4096) spin_pause();
+        else sched_yield();
+    }
+}
+
+// The A16 rows of the whole batch, slot b for input row b, or NULL when every part has float
+// weights. Each thread quantizes a share of the rows (with the one-row path's quantizer, so
+// every row's A16 form is the one the one-row call makes) and waits for the others: every
+// thread's products read every row. Threads quantizing their own copy of the batch, as the
+// one-row path does, would repeat n_batch quantizations per thread instead of n_batch / nth.
+static const void *quantized_batch(batch_task *t, const loom_matvec_part *parts, int n_parts, int ith, int nth) {
+    int any = 0;
+    for (int i = 0; i < n_parts; i++) any |= !loom_type_is_float(parts[i].type);
+    if (!any) return NULL;
+    int64_t b0, b1;
+    loom_split_range(t->n_batch, ith, nth, 1, &b0, &b1);
+    const size_t slot = a16_slot_bytes(t->n_cols);
+    for (int64_t b = b0; b < b1; b++)
+        loom_quantize_activation(t->x + b * t->ldx, t->n_cols, (char *)t->scratch + (size_t)b * slot);
+    if (nth > 1) arrive_and_wait(&t->quantized, nth);
+    return t->scratch;
+}
+
+// The row split of fused_run, over the whole batch.
+static void matmul_fused_run(void *p, int ith, int nth) {
+    batch_task *t = p;
+    const void *xq = quantized_batch(t, t->parts, t->n_parts, ith, nth);
+    const size_t slot = a16_slot_bytes(t->n_cols);
+    int64_t total = 0;
+    for (int i = 0; i < t->n_parts; i++) total += row_units(t->parts[i].n_rows);
+    int64_t u0, u1;
+    loom_split_range(total, ith, nth, 1, &u0, &u1);
+    int64_t base = 0;
+    for (int i = 0; i < t->n_parts && base < u1; i++) {
+        const loom_matvec_part *pt = &t->parts[i];
+        int64_t units = row_units(pt->n_rows);
+        int64_t lo = u0 > base ? u0 : base, hi = u1 < base + units ? u1 : base + units;
+        if (lo < hi) {
+            int64_t r0 = (lo - base) * LOOM_PAR_ROW_ALIGN, r1 = (hi - base) * LOOM_PAR_ROW_ALIGN;
+            part_rows_batch(pt, t->n_cols, t->x, t->ldx, xq, slot, t->n_batch, r0, r1 < pt->n_rows ? r1 : pt->n_rows);
+        }
+        base += units;
+    }
+}
 
 void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
                            const float *x, int64_t ldx, int64_t n_batch, void *scratch) {
-    if (n_parts <= 0 || n_parts > LOOM_FUSED_MAX_PARTS) return;
-    loom_matvec_part row[LOOM_FUSED_MAX_PARTS];
-    for (int64_t b = 0; b < n_batch; b++) {
-        for (int i = 0; i < n_parts; i++) {
-            row[i] = parts[i];
-            row[i].y = parts[i].y + b * parts[i].ldy;
-        }
-        loom_par_matvec_fused(pool, row, n_parts, n_cols, x + b * ldx, scratch);
+    if (n_parts <= 0 || n_batch <= 0) return;
+    // One row: every thread quantizes it for itself rather than waiting for another to.
+    if (n_batch == 1) {
+        loom_par_matvec_fused(pool, parts, n_parts, n_cols, x, scratch);
+        return;
     }
+    batch_task t = {parts, n_parts, NULL, NULL, n_cols, x, ldx, n_batch, NULL, 0, scratch, 0};
+    loom_pool_run(pool, matmul_fused_run, &t);
 }
 
-int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up, int64_t n_cols,
-                           const float *x, int64_t ldx, int64_t n_batch, float *h, int64_t ldh, void *scratch) {
-    for (int64_t b = 0; b < n_batch; b++) {
-        loom_matvec_part g = *gate, u = *up;
-        g.y = gate->y + b * gate->ldy;
-        u.y = up->y + b * up->ldy;
-        int rc = loom_par_matvec_swiglu(pool, &g, &u, n_cols, x + b * ldx, h + b * ldh, scratch);
-        if (rc != 0) return rc;
-    }
+// matvec_swiglu_run over the whole batch: the same row split, so each input row's h comes from
+// the same loom_swiglu calls as in the one-row product.
+static void matmul_swiglu_run(void *p, int ith, int nth) {
+    batch_task *t = p;
+    const loom_matvec_part pair[2] = {*t->gate, *t->up};
+    const void *xq = quantized_batch(t, pair, 2, ith, nth);
+    const size_t slot = a16_slot_bytes(t->n_cols);
+    int64_t r0, r1;
+    loom_split_range(t->gate->n_rows, ith, nth, LOOM_PAR_ROW_ALIGN, &r0, &r1);
+    if (r0 >= r1) return;
+    part_rows_batch(t->gate, t->n_cols, t->x, t->ldx, xq, slot, t->n_batch, r0, r1);
+    part_rows_batch(t->up, t->n_cols, t->x, t->ldx, xq, slot, t->n_batch, r0, r1);
+    for (int64_t b = 0; b < t->n_batch; b++)
+        loom_swiglu(t->h + b * t->ldh + r0, t->gate->y + b * t->gate->ldy + r0, t->up->y + b * t->up->ldy + r0,
+                    r1 - r0);
+}
+
+int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
+                           int64_t n_cols, const float *x, int64_t ldx, int64_t n_batch, float *h, int64_t ldh,
+                           void *scratch) {
+    if (!gate || !up || gate->n_rows != up->n_rows) return -1;
+    if (n_batch <= 0) return 0;
+    if (n_batch == 1) return loom_par_matvec_swiglu(pool, gate, up, n_cols, x, h, scratch);
+    batch_task t = {NULL, 0, gate, up, n_cols, x, ldx, n_batch, h, ldh, scratch, 0};
+    loom_pool_run(pool, matmul_swiglu_run, &t);
     return 0;
-}
-
-size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols, int64_t n_batch) {
-    (void)n_batch;
-    return loom_par_matvec_scratch_bytes(pool, n_cols);
 }

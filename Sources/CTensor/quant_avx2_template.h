@@ -69,9 +69,12 @@ LOOM_AVX2_INLINE void avx2_chunk(const int T, const int NB, const uint8_t *g, in
     }
 }
 
-/// One weight row against NB A16 rows: out[k] = Σ_chunks d_x*(s·Σ q*x_q) + b·Σx.
+/// One weight row against NB A16 rows: out[k] = Σ_chunks d_x*(s·Σ q*x_q) + b·Σx. Each row k
+/// has its own accumulators and gets the same operations in the same order whatever NB is, so
+/// a row's result never depends on the rows multiplied beside it. `prefetch` 0 skips the
+/// software prefetch (the row is already in L1 when it is multiplied by further rows).
 LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, int64_t n_cols,
-                              const loom_a16 *a, float *out) {
+                              const loom_a16 *a, float *out, int prefetch) {
     const int64_t nchunks = n_cols / 32;
     const size_t group_bytes = fam_qk(T) == 32 ? 8 * fam_block_bytes(T) : fam_block_bytes(T);
     __m256 acc[4][2], bacc[4];
@@ -82,8 +85,9 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
         const uint8_t *gp = row + (size_t)g * group_bytes;
         // Every cache line of the group LOOM_PREFETCH_AHEAD bytes on (rows are contiguous, so
         // this runs into the next row; prefetches never fault past the end).
-        for (size_t off = 0; off < group_bytes; off += 64)
-            _mm_prefetch((const char *)gp + LOOM_PREFETCH_AHEAD + off, _MM_HINT_T0);
+        if (prefetch)
+            for (size_t off = 0; off < group_bytes; off += 64)
+                _mm_prefetch((const char *)gp + LOOM_PREFETCH_AHEAD + off, _MM_HINT_T0);
         __m256 s[2], b[2];
         fam_group(T, gp, cnt, 0, s, b);
         float cs[4][16] __attribute__((aligned(32)));
@@ -135,24 +139,34 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
         out[k] = avx2_hsum(_mm256_add_ps(_mm256_add_ps(acc[k][0], acc[k][1]), bacc[k]));
 }
 
+/// Most activation rows one pass over the weights serves; larger batches take one pass per 32.
+#define LOOM_AVX2_BATCH 32
+
+/// Each weight row is multiplied with every activation row, four at a time, before the next
+/// weight row is read: the row (a few hundred bytes to a few KiB) stays in L1 after the first
+/// four, so the weights stream from memory once however many rows there are.
 LOOM_AVX2_INLINE void avx2_product(const int T, LOOM_PRODUCT_ARGS) {
     (void)x; (void)ldx;
-    for (int64_t b0 = 0; b0 < nb; b0 += 4) {
-        const int64_t g = nb - b0 < 4 ? nb - b0 : 4;
-        loom_a16 a[4];
-        for (int64_t k = 0; k < g; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(b0 + k) * xq_stride, n_cols);
+    for (int64_t b0 = 0; b0 < nb; b0 += LOOM_AVX2_BATCH) {
+        const int n = nb - b0 < LOOM_AVX2_BATCH ? (int)(nb - b0) : LOOM_AVX2_BATCH;
+        loom_a16 a[LOOM_AVX2_BATCH];
+        for (int k = 0; k < n; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(b0 + k) * xq_stride, n_cols);
         for (int64_t r = r0; r < r1; r++) {
             const uint8_t *row = (const uint8_t *)w + (size_t)r * row_bytes;
-            float o[4];
-            switch (g) {
-            case 4: avx2_row(T, 4, row, n_cols, a, o); break;
-            case 3: avx2_row(T, 3, row, n_cols, a, o); break;
-            case 2: avx2_row(T, 2, row, n_cols, a, o); break;
-            default: avx2_row(T, 1, row, n_cols, a, o); break;
-            }
-            for (int64_t k = 0; k < g; k++) {
-                float *dst = y + (b0 + k) * ldy + r;
-                *dst = accumulate ? *dst + o[k] : o[k];
+            for (int k0 = 0; k0 < n; k0 += 4) {
+                float o[4];
+                // The common one-row product gets a call with every argument a constant.
+                if (n == 1) avx2_row(T, 1, row, n_cols, a, o, 1);
+                else switch (n - k0 < 4 ? n - k0 : 4) {
+                case 4: avx2_row(T, 4, row, n_cols, a + k0, o, k0 == 0); break;
+                case 3: avx2_row(T, 3, row, n_cols, a + k0, o, k0 == 0); break;
+                case 2: avx2_row(T, 2, row, n_cols, a + k0, o, k0 == 0); break;
+                default: avx2_row(T, 1, row, n_cols, a + k0, o, k0 == 0); break;
+                }
+                for (int k = 0; k < 4 && k0 + k < n; k++) {
+                    float *dst = y + (b0 + k0 + k) * ldy + r;
+                    *dst = accumulate ? *dst + o[k] : o[k];
+                }
             }
         }
     }

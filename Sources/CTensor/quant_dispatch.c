@@ -221,6 +221,13 @@ void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                       r_begin, r_end);
 }
 
+void loom_matmul_q_accumulate(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                              const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                              float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end) {
+    matmul_q(loom_isa_active(), type, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, n_batch, r_begin, r_end,
+             1);
+}
+
 void loom_matvec_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, const void *xq, float *y, int64_t r_begin, int64_t r_end) {
     loom_matmul_q_isa(loom_isa_active(), type, w, row_bytes, n_cols, x, n_cols, xq, loom_a16_bytes(n_cols), y, 0, 1,

@@ -59,13 +59,16 @@ LOOM_AVX2_INLINE void row_dot(const int T, const int NB, const void *row, int64_
     }
 }
 
+/// Each weight row is multiplied with every activation column, four at a time, before the next
+/// row is read, so it streams from memory once and the later groups find it in L1. row_dot gives
+/// each column the same operations whatever the group size, so results do not depend on nb.
 LOOM_AVX2_INLINE void product(const int T, LOOM_PRODUCT_ARGS) {
     (void)xq; (void)xq_stride;
-    for (int64_t b0 = 0; b0 < nb; b0 += 4) {
-        const int64_t g = nb - b0 < 4 ? nb - b0 : 4;
-        const float *xg = x + b0 * ldx;
-        for (int64_t r = r0; r < r1; r++) {
-            const char *row = (const char *)w + (size_t)r * row_bytes;
+    for (int64_t r = r0; r < r1; r++) {
+        const char *row = (const char *)w + (size_t)r * row_bytes;
+        for (int64_t b0 = 0; b0 < nb; b0 += 4) {
+            const int64_t g = nb - b0 < 4 ? nb - b0 : 4;
+            const float *xg = x + b0 * ldx;
             float o[4];
             switch (g) {
             case 4: row_dot(T, 4, row, n_cols, xg, ldx, o); break;

@@ -6,6 +6,7 @@ enum BenchCommand: LoomCommand {
     static let summary = "benchmark the kernels (bench kernels) or a model"
     static let usage = BenchModel.usage + """
                loom bench kernels [--json] [--isa scalar|avx2|avx512] [--size-mb N]
+               loom bench kernels --rows N[,N…] [-m MODEL] [--json] [--isa TIER]
           kernels            read bandwidth, matvec weight GB/s per type (1 and 2 threads, and
                              in L2 on 1 thread), single-threaded sgemm GFLOP/s
           --json             print {"read_bandwidth_gbps", "matvec": [{"type", "gbps", "share",
@@ -13,13 +14,24 @@ enum BenchCommand: LoomCommand {
                              "sgemm_gflops", "blas_core", "isa"} (gbps/share: 2 threads)
           --isa TIER         kernel tier to measure (default: the best this machine runs)
           --size-mb N        weight matrix size per type in MiB (default 256, well above the LLC)
+          --rows N[,N…]      instead: a continuous-batching decode step's fused products over the
+                             model's matrices (-m, default models/default.gguf) for each number
+                             of activation rows, on 1 and 2 threads: ms per step and per matrix,
+                             and each count's time relative to the first
 
         """
 
     static func run(_ arguments: [String]) async throws {
         if arguments.first == "kernels" {
-            let args = try Arguments(Array(arguments.dropFirst()), flags: ["json"], options: ["isa", "size-mb"])
+            let args = try Arguments(Array(arguments.dropFirst()), flags: ["json"],
+                                     options: ["isa", "size-mb", "rows", "model"], aliases: ["m": "model"])
             if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+            if let rows = args.value("rows") {
+                try BenchKernels.selectTier(args)
+                try BenchKernelsBatch.run(args, rows: BenchKernelsBatch.rowCounts(rows))
+                return
+            }
+            if args.value("model") != nil { throw UsageError("-m/--model goes with --rows") }
             try BenchKernels.run(args)
             return
         }

@@ -25,7 +25,8 @@ enum BenchKernels {
     /// Weight types in the order reported: the common decode formats first.
     static let types: [Int32] = [2, 3, 8, 12, 14, 6, 7, 10, 11, 13, 9, 15, 1, 30, 0]
 
-    static func run(_ args: Arguments) throws {
+    /// Forces the tier `--isa` names, if any.
+    static func selectTier(_ args: Arguments) throws {
         if let isa = args.value("isa") {
             let want: loom_isa
             switch isa {
@@ -38,6 +39,10 @@ enum BenchKernels {
                 throw RuntimeError("this machine cannot run the \(isa) tier (best: \(String(cString: loom_isa_name(loom_isa_best()))))")
             }
         }
+    }
+
+    static func run(_ args: Arguments) throws {
+        try selectTier(args)
         let sizeMB = try args.int("size-mb", default: 256)
         guard sizeMB >= 8 else { throw UsageError("--size-mb must be at least 8") }
         let bytes = sizeMB << 20

@@ -45,7 +45,7 @@ import Testing
                 return p
             }
             parts.append(loom_matvec_part(type: m.type, w: w, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y,
-                                          bias: b.map { UnsafePointer($0) }, accumulate: accumulate[i] ? 1 : 0, ldy: 0))
+                                          ldy: 0, bias: b.map { UnsafePointer($0) }, accumulate: accumulate[i] ? 1 : 0))
             pins.append {
                 m.y = Array(UnsafeBufferPointer(start: y, count: m.rows))
                 w.deallocate(); y.deallocate(); b?.deallocate()

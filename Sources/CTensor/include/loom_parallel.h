@@ -87,6 +87,7 @@ void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *
 
 /// One weight matrix of a fused product: for r < n_rows, y[r] = W_r · x, or with `accumulate`
 /// y[r] += W_r · x (a residual connection); then, when `bias` is not NULL, y[r] += bias[r].
+/// Batched products do the same for every input row b into y + b*ldy.
 typedef struct loom_matvec_part {
     /// Weight type (loom_type).
     int type;
@@ -98,13 +99,13 @@ typedef struct loom_matvec_part {
     int64_t n_rows;
     /// Output, n_rows floats.
     float *y;
+    /// Floats from one output row to the next when a batched product (loom_par_matmul_fused,
+    /// loom_par_matmul_swiglu) writes input row b's result at y + b*ldy; ignored for one input.
+    int64_t ldy;
     /// Added after the product (n_rows floats), or NULL.
     const float *bias;
     /// Nonzero: add the product to y instead of storing it.
     int accumulate;
-    /// Floats from one output row to the next when several input rows are multiplied at once
-    /// (loom_par_matmul_fused); unused for one row.
-    int64_t ldy;
 } loom_matvec_part;
 
 /// Scratch bytes loom_par_matvec_fused / loom_par_matvec_swiglu need for inputs of n_cols
@@ -123,19 +124,34 @@ void loom_par_matvec_fused(loom_pool *pool, const loom_matvec_part *parts, int n
 int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
                            int64_t n_cols, const float *x, float *h, void *scratch);
 
-/// loom_par_matvec_fused for n_batch input rows (row b at x + b*ldx), each part's row b at
-/// part.y + b*part.ldy: every output row is bit-identical to the one-row call on that input row.
-/// scratch: loom_par_matmul_fused_scratch_bytes(pool, n_cols, n_batch) bytes.
+// MARK: - Batched fused products (continuous batching)
+// One decode step of several sequences multiplies each weight matrix by one activation row per
+// sequence. These are the fused products above for n_batch input rows (row b at x + b*ldx),
+// reading every weight row once for all of them. They are batch-invariant: row b of every
+// output is, bit for bit, what the one-row call (loom_par_matvec_fused / _swiglu) gives for
+// input row b at the same kernel tier, whatever n_batch, the other rows and the thread count —
+// each row keeps its own accumulators, summed in the one-row order, and each input row is
+// quantized to A16 exactly as the one-row call quantizes it.
+
+/// Scratch bytes loom_par_matmul_fused / loom_par_matmul_swiglu need for n_batch inputs of
+/// n_cols floats on this pool (one quantized copy of each input row, shared by the threads, and
+/// at least one per thread). Non-decreasing in n_cols and in n_batch.
+size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols, int64_t n_batch);
+
+/// loom_par_matvec_fused for n_batch input rows: for every part, b < n_batch and r < n_rows,
+/// y[b*ldy + r] (+)= W_r · x[b*ldx ...], then + bias[r]. One pool dispatch; the threads
+/// quantize a share of the input rows each into `scratch`
+/// (loom_par_matmul_fused_scratch_bytes(pool, n_cols, n_batch) bytes, 4-byte aligned) and then
+/// split the parts' rows as loom_par_matvec_fused does. Outputs must not overlap x or each other.
 void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
                            const float *x, int64_t ldx, int64_t n_batch, void *scratch);
 
-/// loom_par_matvec_swiglu for n_batch input rows: row b of h (at h + b*ldh) is bit-identical to
-/// the one-row call on input row b. Returns 0, or -1 when the parts' row counts differ.
-int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up, int64_t n_cols,
-                           const float *x, int64_t ldx, int64_t n_batch, float *h, int64_t ldh, void *scratch);
-
-/// Scratch bytes loom_par_matmul_fused / loom_par_matmul_swiglu need.
-size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols, int64_t n_batch);
+/// loom_par_matvec_swiglu for n_batch input rows: h[b*ldh + r] = silu(gate_b · x_b)[r] *
+/// (up_b · x_b)[r], with the products in gate->y + b*gate->ldy and up->y + b*up->ldy (h may
+/// alias either when ldh equals its ldy). Returns 0, or -1 when the parts' row counts differ.
+int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
+                           int64_t n_cols, const float *x, int64_t ldx, int64_t n_batch, float *h, int64_t ldh,
+                           void *scratch);
 
 #ifdef __cplusplus
 }

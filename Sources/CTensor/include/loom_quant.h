@@ -102,6 +102,11 @@ void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
                    const float *x, int64_t ldx, const void *xq, size_t xq_stride,
                    float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
 
+/// loom_matmul_q adding to y instead of storing: Y[b*ldy + r] += W_r · X_b.
+void loom_matmul_q_accumulate(int type, const void *w, size_t row_bytes, int64_t n_cols,
+                              const float *x, int64_t ldx, const void *xq, size_t xq_stride,
+                              float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
+
 // ---- Tier-explicit forms ----------------------------------------------------------------
 // The same operations at a given kernel tier (clamped to loom_isa_best()), independent of the
 // process-wide loom_isa_active(): tests and `loom bench kernels` compare tiers with them.

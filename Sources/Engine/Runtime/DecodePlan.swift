@@ -32,8 +32,8 @@ final class DecodePlan {
         // `ldy`: the output buffer's row length, for steps that multiply several rows at once.
         func part(_ m: WeightMatrix, _ y: UnsafeMutablePointer<Float>, ldy: Int, bias: UnsafePointer<Float>? = nil,
                   accumulate: Bool = false) -> loom_matvec_part {
-            loom_matvec_part(type: m.type, w: m.data, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y, bias: bias,
-                             accumulate: accumulate ? 1 : 0, ldy: Int64(ldy))
+            loom_matvec_part(type: m.type, w: m.data, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y, ldy: Int64(ldy),
+                             bias: bias, accumulate: accumulate ? 1 : 0)
         }
         let dim = c.embeddingLength, q = c.queryLength, kv = c.kvLength, ff = c.feedForwardLength
         for (l, b) in w.blocks.enumerated() {
