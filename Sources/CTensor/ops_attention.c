@@ -14,33 +14,34 @@
 enum { KV_F32 = 0, KV_F16 = 1 };
 
 // Scores for `ng` query heads against K rows [0, n_kv) of one KV head.
+// Head a's scores go to scores[a * ld + j], so a paged cache can fill one row block by block.
 typedef void (*scores_fn)(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                          int64_t hd, int64_t n_kv, float scale, float *scores);
-// out[a] += Σ_j p[a][j] * V_j for `ng` heads.
+                          int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld);
+// out[a] += Σ_j p[a * ld + j] * V_j for `ng` heads.
 typedef void (*accum_fn)(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                         int64_t hd, int64_t n_kv, const float *p);
+                         int64_t hd, int64_t n_kv, const float *p, int64_t ld);
 
 static inline float kv_at(const void *base, int kv_type, int64_t i) {
     return kv_type == KV_F16 ? loom_fp16_to_fp32(((const loom_fp16 *)base)[i]) : ((const float *)base)[i];
 }
 
 static void scores_scalar(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                          int64_t hd, int64_t n_kv, float scale, float *scores) {
+                          int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
     for (int64_t j = 0; j < n_kv; j++) {
         for (int64_t a = 0; a < ng; a++) {
             const float *qa = q + a * hd;
             float s = 0;
             for (int64_t i = 0; i < hd; i++) s += qa[i] * kv_at(k, kv_type, j * kv_stride + i);
-            scores[a * n_kv + j] = s * scale;
+            scores[a * ld + j] = s * scale;
         }
     }
 }
 
 static void accum_scalar(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                         int64_t n_kv, const float *p) {
+                         int64_t n_kv, const float *p, int64_t ld) {
     for (int64_t j = 0; j < n_kv; j++) {
         for (int64_t a = 0; a < ng; a++) {
-            float w = p[a * n_kv + j];
+            float w = p[a * ld + j];
             if (w == 0.0f) continue;
             float *oa = out + a * hd;
             for (int64_t i = 0; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
@@ -55,7 +56,7 @@ static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {
 }
 
 static LOOM_AVX2 void scores_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                  int64_t hd, int64_t n_kv, float scale, float *scores) {
+                                  int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
     int64_t hd8 = hd & ~(int64_t)7;
     for (int64_t j = 0; j < n_kv; j++) {
         int64_t row = j * kv_stride;
@@ -65,18 +66,18 @@ static LOOM_AVX2 void scores_avx2(const float *q, int64_t ng, const void *k, int
             for (int64_t i = 0; i < hd8; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(qa + i), load8(k, kv_type, row + i), acc);
             float s = loom_hsum256(acc);
             for (int64_t i = hd8; i < hd; i++) s += qa[i] * kv_at(k, kv_type, row + i);
-            scores[a * n_kv + j] = s * scale;
+            scores[a * ld + j] = s * scale;
         }
     }
 }
 
 static LOOM_AVX2 void accum_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                                 int64_t n_kv, const float *p) {
+                                 int64_t n_kv, const float *p, int64_t ld) {
     int64_t hd8 = hd & ~(int64_t)7;
     for (int64_t j = 0; j < n_kv; j++) {
         int64_t row = j * kv_stride;
         for (int64_t a = 0; a < ng; a++) {
-            float w = p[a * n_kv + j];
+            float w = p[a * ld + j];
             if (w == 0.0f) continue;
             float *oa = out + a * hd;
             __m256 vw = _mm256_set1_ps(w);
@@ -93,7 +94,7 @@ static LOOM_AVX512 inline __m512 load16(const void *base, int kv_type, int64_t i
 }
 
 static LOOM_AVX512 void scores_avx512(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                      int64_t hd, int64_t n_kv, float scale, float *scores) {
+                                      int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
     int64_t hd16 = hd & ~(int64_t)15;
     for (int64_t j = 0; j < n_kv; j++) {
         int64_t row = j * kv_stride;
@@ -104,18 +105,18 @@ static LOOM_AVX512 void scores_avx512(const float *q, int64_t ng, const void *k,
                 acc = _mm512_fmadd_ps(_mm512_loadu_ps(qa + i), load16(k, kv_type, row + i), acc);
             float s = _mm512_reduce_add_ps(acc);
             for (int64_t i = hd16; i < hd; i++) s += qa[i] * kv_at(k, kv_type, row + i);
-            scores[a * n_kv + j] = s * scale;
+            scores[a * ld + j] = s * scale;
         }
     }
 }
 
 static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                                     int64_t hd, int64_t n_kv, const float *p) {
+                                     int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
     int64_t hd16 = hd & ~(int64_t)15;
     for (int64_t j = 0; j < n_kv; j++) {
         int64_t row = j * kv_stride;
         for (int64_t a = 0; a < ng; a++) {
-            float w = p[a * n_kv + j];
+            float w = p[a * ld + j];
             if (w == 0.0f) continue;
             float *oa = out + a * hd;
             __m512 vw = _mm512_set1_ps(w);
@@ -132,6 +133,7 @@ static int valid(const loom_attention_desc *d) {
     if (d->n_head % d->n_kv_head != 0) return 0;
     if (d->kv_type != KV_F32 && d->kv_type != KV_F16) return 0;
     if (d->kv_stride < d->n_kv_head * d->head_dim || !d->k || !d->v) return 0;
+    if (d->block_table && d->block_size <= 0) return 0;
     return 1;
 }
 
@@ -154,17 +156,30 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
     }
 #endif
     const size_t esize = d->kv_type == KV_F16 ? 2 : 4;
+    // A paged cache is walked block by block in position order, so every score and every
+    // accumulation step is the one the contiguous layout performs: the result is bit-identical.
+    const int64_t bs = d->block_table ? d->block_size : (n_kv > 0 ? n_kv : 1);
+    const size_t row_bytes = (size_t)d->kv_stride * esize;
     for (int64_t h = h_begin; h < h_end;) {
         int64_t kvh = h / g;
         int64_t run_end = (kvh + 1) * g < h_end ? (kvh + 1) * g : h_end;
         int64_t ng = run_end - h;
         memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
         if (n_kv > 0) {
-            const void *k = (const char *)d->k + (size_t)(kvh * hd) * esize;
-            const void *v = (const char *)d->v + (size_t)(kvh * hd) * esize;
-            scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, n_kv, d->scale, scratch);
+            const size_t head = (size_t)(kvh * hd) * esize;
+            for (int64_t j0 = 0; j0 < n_kv; j0 += bs) {
+                int64_t cnt = n_kv - j0 < bs ? n_kv - j0 : bs;
+                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs : j0;
+                const void *k = (const char *)d->k + (size_t)row0 * row_bytes + head;
+                scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, scratch + j0, n_kv);
+            }
             for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * n_kv, n_kv);
-            accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, n_kv, scratch);
+            for (int64_t j0 = 0; j0 < n_kv; j0 += bs) {
+                int64_t cnt = n_kv - j0 < bs ? n_kv - j0 : bs;
+                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs : j0;
+                const void *v = (const char *)d->v + (size_t)row0 * row_bytes + head;
+                accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, cnt, scratch + j0, n_kv);
+            }
         }
         h = run_end;
     }

@@ -184,6 +184,65 @@ int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const floa
     return t.failed ? -1 : 0;
 }
 
+// MARK: - Attention of a batch of sequences
+
+typedef struct {
+    const loom_attention_desc *d;
+    const loom_attention_segment *segs;
+    int n_segs;
+    const float *q;
+    int64_t q_stride;
+    float *out;
+    int64_t out_stride, units;
+    float *scratch;
+    size_t scratch_per_thread;
+    _Atomic int failed;
+} attention_batch_task;
+
+// Unit u is (token, KV head) in segment order: the query heads of one KV group for one token,
+// so one decode token still spreads over the threads and a batch spreads by tokens.
+static void attention_batch_run(void *p, int ith, int nth) {
+    attention_batch_task *t = p;
+    float *scratch = t->scratch + (size_t)ith * t->scratch_per_thread;
+    int64_t u0, u1;
+    loom_split_range(t->units, ith, nth, 1, &u0, &u1);
+    const int64_t groups = t->d->n_kv_head, per_group = t->d->n_head / t->d->n_kv_head;
+    int s = 0;
+    int64_t seg_first = 0;
+    for (int64_t u = u0; u < u1; u++) {
+        while (s < t->n_segs && u >= seg_first + t->segs[s].n_tokens * groups) {
+            seg_first += t->segs[s].n_tokens * groups;
+            s++;
+        }
+        if (s >= t->n_segs) break;
+        const loom_attention_segment *g = &t->segs[s];
+        int64_t local = u - seg_first, tok = local / groups, grp = local % groups;
+        loom_attention_desc d = *t->d;
+        if (g->block_table) d.block_table = g->block_table;
+        int64_t row = g->row + tok;
+        int rc = loom_attention(&d, t->q + row * t->q_stride, t->out + row * t->out_stride, g->pos0 + tok + 1,
+                                grp * per_group, (grp + 1) * per_group, scratch);
+        if (rc != 0) t->failed = 1;
+    }
+}
+
+int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs,
+                             int n_segs, const float *q, int64_t q_stride, float *out, int64_t out_stride,
+                             int64_t max_kv, float *scratch) {
+    if (!d || !segs || !scratch || n_segs < 0 || max_kv <= 0) return -1;
+    int64_t units = 0;
+    for (int i = 0; i < n_segs; i++) {
+        if (segs[i].n_tokens < 0 || segs[i].pos0 < 0 || segs[i].pos0 + segs[i].n_tokens > max_kv) return -1;
+        units += segs[i].n_tokens * d->n_kv_head;
+    }
+    if (units == 0) return 0;
+    size_t per = loom_attention_scratch_floats(d, max_kv);
+    if (per == 0) return -1;
+    attention_batch_task t = {d, segs, n_segs, q, q_stride, out, out_stride, units, scratch, per, 0};
+    loom_pool_run(pool, attention_batch_run, &t);
+    return t.failed ? -1 : 0;
+}
+
 // MARK: - Element-wise
 
 typedef struct {

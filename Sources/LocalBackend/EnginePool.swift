@@ -20,14 +20,18 @@ final class PooledEngine: @unchecked Sendable {
         sequential = pipelined.engine
     }
 
-    /// Waits until no pipelined producer touches the engine (before using `sequential` directly
-    /// or reading its sequence).
-    func settle() { pipelined?.waitUntilIdle() }
+    /// Waits for a pipelined generation to end and lets go of the sequence, so an idle engine
+    /// holds no place in the scheduler (its blocks stay cached for the next prompt).
+    func settle() {
+        pipelined?.waitUntilIdle()
+        sequential.release()
+    }
 
     /// Bytes reserved by this engine's KV cache (2 tables × layers × positions × width × element).
+    /// Bytes of keys and values a full context of this engine's sequence takes in the pool.
     var kvCacheBytes: Int {
-        let cache = sequential.sequence.cache
-        return 2 * cache.layerCount * cache.capacity * cache.kvLength * cache.type.elementSize
+        let c = sequential.model.config
+        return 2 * c.blockCount * sequential.contextSize * c.kvLength * sequential.scheduler.kvCacheType.elementSize
     }
 }
 
@@ -160,7 +164,7 @@ final class EnginePool: Sendable {
         if !s.idle.isEmpty {
             var best = 0, bestLength = -1
             for (i, e) in s.idle.enumerated() {
-                let n = e.sequential.sequence.commonPrefixLength(with: prompt)
+                let n = e.sequential.commonPrefixLength(with: prompt)
                 if n > bestLength { best = i; bestLength = n }
             }
             return .engine(s.idle.remove(at: best))

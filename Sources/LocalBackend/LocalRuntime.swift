@@ -7,9 +7,10 @@ import LoomSupport
 import Provider
 
 /// Everything an executor holds for one configuration — the shared weights, tokenizer, chat
-/// template, tool-call dialect, grammar vocabulary, engine pool, prefix cache and compiled
-/// grammars — shared by every executor (every session) with an equal configuration, so a new
-/// session starts warm and finds its engines' KV caches. Held weakly by the registry: it goes
+/// template, tool-call dialect, grammar vocabulary, the scheduler that runs every request's
+/// sequence in shared forward passes over one KV pool, and compiled grammars — shared by every
+/// executor (every session) with an equal configuration, so a new session starts warm and its
+/// prompts reuse the blocks earlier requests left in the pool. Held weakly by the registry: it goes
 /// away with its last executor.
 final class LocalRuntime: Sendable {
     private static let registry = Locked<[LocalLanguageModel.Executor.Configuration: Slot]>([:])
@@ -84,9 +85,6 @@ final class LocalRuntime: Sendable {
         }
     }
 
-    /// Byte budget of the prefix cache shared by a runtime's engines (outside `kvCacheBudget`).
-    static let prefixCacheBytes = 64 << 20
-
     /// The configuration this executor was built from.
     let configuration: LocalLanguageModel.Executor.Configuration
     let weights: Engine.Model
@@ -104,7 +102,8 @@ final class LocalRuntime: Sendable {
     let vocabulary: GrammarVocabulary
     let byteTokens: [Int32]
     let pool: EnginePool
-    let prefixCache: PrefixCache
+    /// Runs every request's sequence: one forward pass per step for all of them.
+    let scheduler: Scheduler
     /// This runtime's worker threads (generation, schema compilation, prewarming, engine returns).
     let workerThreads = WorkerThread.Count()
     /// Compiled grammars kept per runtime (schemas and tool sets), least recently used evicted
@@ -154,8 +153,6 @@ final class LocalRuntime: Sendable {
         while pieces.count < size { pieces.append([]) }
         vocabulary = GrammarVocabulary(tokens: pieces, endOfGeneration: tokenizer.endOfGenerationTokens.map(Int.init))
         byteTokens = GuidedDecoding.byteTokens(tokenizer: tokenizer, size: size)
-        let cache = PrefixCache(byteBudget: Self.prefixCacheBytes)
-        prefixCache = cache
         let transformer = TransformerConfiguration(threads: configuration.threads, contextLength: configuration.contextSize,
                                                    kvCacheType: configuration.kvCacheType)
         let model = weights
@@ -165,16 +162,20 @@ final class LocalRuntime: Sendable {
         guard budget >= engineBytes else {
             throw LocalLanguageModelError.kvCacheBudgetTooSmall(budget: budget, engineBytes: engineBytes)
         }
+        // The budget holds `sequences` full contexts: that many requests decode together, and
+        // more wait for a place (the engine pool's queue, with deadlines and cancellation).
+        let sequences = budget / engineBytes
+        let shared: Scheduler
+        do {
+            shared = try Scheduler(model: model, configuration: transformer,
+                                   policy: SchedulerPolicy(maxSequences: sequences, kvBudgetBytes: budget))
+        } catch {
+            throw LocalLanguageModelError.invalidConfiguration("\(error)")
+        }
+        scheduler = shared
         pool = EnginePool(engineBytes: engineBytes, budgetBytes: budget) { () throws -> PooledEngine in
-            let made: PooledEngine
-            if variant == .sequential {
-                made = PooledEngine(sequential: try SequentialEngine(model: model, configuration: transformer, prefixCache: cache))
-            } else {
-                made = PooledEngine(pipelined: try PipelinedEngine(model: model, configuration: transformer, prefixCache: cache))
-            }
-            // The budget is only as good as this formula: it must match what the cache reserves.
-            assert(made.kvCacheBytes == engineBytes, "KV size \(made.kvCacheBytes) differs from the budgeted \(engineBytes)")
-            return made
+            if variant == .sequential { return PooledEngine(sequential: SequentialEngine(scheduler: shared)) }
+            return PooledEngine(pipelined: try PipelinedEngine(scheduler: shared))
         }
     }
 

@@ -108,12 +108,24 @@ final class BenchEngine {
     let pipelined: PipelinedEngine?
     private(set) var lastPrefill = PrefillResult(cachedTokenCount: 0, evaluatedTokenCount: 0)
 
-    init(kind: String, model: Model, configuration: TransformerConfiguration, prefixCache: PrefixCache? = nil) throws {
+    /// An engine of `kind` with a one-sequence scheduler of its own.
+    init(kind: String, model: Model, configuration: TransformerConfiguration) throws {
         if kind == "pipelined" {
-            pipelined = try PipelinedEngine(model: model, configuration: configuration, prefixCache: prefixCache)
+            pipelined = try PipelinedEngine(model: model, configuration: configuration)
             sequential = nil
         } else {
-            sequential = try SequentialEngine(model: model, configuration: configuration, prefixCache: prefixCache)
+            sequential = try SequentialEngine(model: model, configuration: configuration)
+            pipelined = nil
+        }
+    }
+
+    /// An engine of `kind` whose sequence runs on `scheduler` (sharing its KV pool).
+    init(kind: String, scheduler: Scheduler) throws {
+        if kind == "pipelined" {
+            pipelined = try PipelinedEngine(scheduler: scheduler)
+            sequential = nil
+        } else {
+            sequential = SequentialEngine(scheduler: scheduler)
             pipelined = nil
         }
     }

@@ -23,7 +23,7 @@ enum BenchModel {
                              beside unconstrained tg with the same prompt
           --prefix N         instead of pp/tg: a conversation whose turn 1 is an N-token shared
                              prefix plus a question; reports the last turn's time to first token,
-                             and that of a new sequence restoring the prefix from a PrefixCache
+                             and that of a new sequence sharing the prefix's KV blocks
           --turns T          turns of that conversation (default 2)
           --no-prefix-reuse  evaluate every turn's prompt cold (the baseline)
           --json             {"model", "threads", "engine", "pp": {"tokens", "tok_s": {"median", "min", "max"}},

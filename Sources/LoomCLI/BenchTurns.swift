@@ -4,8 +4,9 @@ import LoomJSON
 
 /// `loom bench --prefix N --turns T [--no-prefix-reuse]`: time to first token of a conversation's
 /// last turn, whose prompt starts with an N-token shared prefix (a system prompt) and the earlier
-/// turns. With reuse, the engine evaluates only what its sequence does not hold; a second figure
-/// is a *new* sequence whose prefix comes from a `PrefixCache` (another session's system prompt).
+/// turns. With reuse, the engine evaluates only what the scheduler's KV pool does not hold; a
+/// second figure is a *new* sequence whose prefix another session's sequence left in the pool
+/// (a shared system prompt).
 /// Without reuse both prompts are evaluated cold: the baseline the speed-up is measured against.
 enum BenchTurns {
     /// Tokens per question and per (non-final) answer.
@@ -22,20 +23,22 @@ enum BenchTurns {
         let prefix = (0..<n).map { Int32(($0 * 7919 + 13) % vocab) }
         func question(_ turn: Int) -> [Int32] { (0..<questionTokens).map { Int32(($0 * 31 + 5 + turn * 1009) % vocab) } }
 
-        let prefixCache = PrefixCache(byteBudget: 1 << 30)
-        let engine = try BenchEngine(kind: kind, model: model, configuration: configuration, prefixCache: prefixCache)
-        // The shared prefix, stored once by another session.
-        let other = try SequentialEngine(model: model, configuration: configuration, prefixCache: prefixCache)
-        try other.prefill(prefix + question(0), reusePrefix: false, storePrefixLength: n)
-        let fresh = try BenchEngine(kind: kind, model: model, configuration: configuration, prefixCache: prefixCache)
+        let scheduler = try Scheduler(model: model, configuration: configuration,
+                                      policy: SchedulerPolicy(maxSequences: 3, prefillChunk: 64, maxPrefillTokensPerStep: 64))
+        let engine = try BenchEngine(kind: kind, scheduler: scheduler)
+        // The shared prefix, evaluated once by another session.
+        let other = SequentialEngine(scheduler: scheduler)
+        try other.prefill(prefix + question(0), reusePrefix: false)
+        other.reset()
+        let fresh = try BenchEngine(kind: kind, scheduler: scheduler)
 
         var ttfts: [Double] = [], restored: [Double] = []
         var last = (seconds: 0.0, prompt: 0, cached: 0), restoredCached = 0
         for rep in 0...reps {
             last = try await BenchGeneration.lastTurn(engine: engine, prefix: prefix, turns: turns, question: question,
                                                       answerTokens: answerTokens, reuse: reuse)
-            // A new session: empty sequence, the prefix (if reusing) from the cache.
-            fresh.engine.sequence.reset()
+            // A new session: an empty sequence, the prefix (if reusing) from the pool.
+            fresh.engine.reset()
             let t0 = loom_now_seconds()
             var firstAt = 0.0
             _ = try await fresh.generate(prompt: prefix + question(7), sampling: .greedy, maxTokens: 1, reusePrefix: reuse) { _ in

@@ -21,6 +21,7 @@ public final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written between `pthread_mutex_lock` and
     // `pthread_mutex_unlock` on `mutex`, and it enters and leaves as `sending` (as with `Mutex`).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var value: Value
 
     /// A lock guarding `initialValue`.
@@ -30,10 +31,22 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        #if os(Linux)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        #endif
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
         value = initialValue
     }
 
     deinit {
+        pthread_cond_destroy(condition)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
@@ -45,5 +58,51 @@ public final class Locked<Value>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
+    }
+
+    /// Runs `body` with exclusive access to the value, then wakes every thread waiting in
+    /// `wait(until:timeoutNanoseconds:_:)` so it re-checks its condition.
+    public func withLockSignalling<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&value)
+    }
+
+    /// Blocks the calling thread until `condition` holds for the value (checked under the lock,
+    /// again after every `withLockSignalling`), then runs `body` under the same hold of the lock.
+    /// With a timeout, gives up after that many nanoseconds and runs `body` anyway; `body`'s
+    /// second argument says whether the condition held. Never call it from a Swift concurrency
+    /// thread: it blocks its thread.
+    public func wait<Result>(until condition: (inout sending Value) -> Bool, timeoutNanoseconds: UInt64? = nil,
+                             _ body: (inout sending Value, Bool) -> sending Result) -> sending Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var deadline = timespec()
+        if let timeoutNanoseconds {
+            #if os(Linux)
+            clock_gettime(CLOCK_MONOTONIC, &deadline)
+            #else
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            #endif
+            let total = UInt64(deadline.tv_nsec) + timeoutNanoseconds % 1_000_000_000
+            deadline.tv_sec += Int(timeoutNanoseconds / 1_000_000_000) + Int(total / 1_000_000_000)
+            deadline.tv_nsec = Int(total % 1_000_000_000)
+        }
+        var met = condition(&value)
+        while !met {
+            if timeoutNanoseconds != nil {
+                if pthread_cond_timedwait(self.condition, mutex, &deadline) == ETIMEDOUT {
+                    met = condition(&value)
+                    break
+                }
+            } else {
+                pthread_cond_wait(self.condition, mutex)
+            }
+            met = condition(&value)
+        }
+        return body(&value, met)
     }
 }

@@ -97,7 +97,7 @@ import Testing
         let engine = try #require(pool.borrowIfAvailable(for: []))
         defer { pool.giveBack(engine) }
         let tokenizer = try Tokenizer(gguf: GGUFFile(path: SharedData.stories))
-        let last = try tokenizer.decode(engine.sequential.sequence.tokens)
+        let last = try tokenizer.decode(engine.sequential.tokens)
         #expect(last.contains("A little dog"))
         #expect(!last.contains("The cat"))
     }

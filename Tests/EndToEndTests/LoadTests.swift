@@ -123,10 +123,9 @@ import Testing
                      rounds, jobs.count, rounds * jobs.count, elapsed, Double(rounds * jobs.count) / elapsed,
                      outputTokens, Double(outputTokens) / elapsed))
         print("load: \(splitDifferences) answers differed from their solo run after a different cached prefix")
-        print(String(format: "load: peak RSS %d MiB; budgets: KV %.1f MiB (%d engines × %.2f MiB, peak %d alive), prefix cache %.0f MiB, weights file %.1f MiB",
+        print(String(format: "load: peak RSS %d MiB; budgets: KV pool %.1f MiB (%d sequences × %.2f MiB, peak %d alive), weights file %.1f MiB",
                      PeakMemory.residentMiB, Double(executor.pool.budgetBytes) / mib, executor.pool.capacity,
-                     Double(engineBytes) / mib, executor.pool.peakLiveCount, Double(LocalRuntime.prefixCacheBytes) / mib,
-                     Double(weights) / mib))
+                     Double(engineBytes) / mib, executor.pool.peakLiveCount, Double(weights) / mib))
         #expect(executor.pool.peakLiveCount <= engines)
     }
 }

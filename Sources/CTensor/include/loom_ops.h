@@ -110,6 +110,10 @@ void loom_fp16_to_fp32_row(float *dst, const uint16_t *src, int64_t n);
 /// KV head j of position p starts at element p * kv_stride + j * head_dim. kv_stride is usually
 /// n_kv_head * head_dim. Query head h reads KV head h / (n_head / n_kv_head) (grouped-query
 /// attention; n_head must be a multiple of n_kv_head).
+///
+/// Paged layout: when block_table is not NULL, k and v are pools of blocks of block_size rows,
+/// and logical position p of the sequence lives at row block_table[p / block_size] * block_size
+/// + p % block_size. Results are bit-identical to the contiguous layout holding the same rows.
 typedef struct loom_attention_desc {
     int64_t n_head;
     int64_t n_kv_head;
@@ -121,6 +125,10 @@ typedef struct loom_attention_desc {
     const void *v;
     /// Multiplier on q·k (usually 1/sqrt(head_dim)).
     float scale;
+    /// Physical block of each logical block of positions, or NULL for the contiguous layout.
+    const int32_t *block_table;
+    /// Rows per block (used only with block_table).
+    int64_t block_size;
 } loom_attention_desc;
 
 /// Scratch floats `loom_attention` needs for a query that sees `n_kv` positions.

@@ -52,6 +52,25 @@ size_t loom_par_attention_scratch_floats(const loom_pool *pool, const loom_atten
 int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
                        int64_t out_stride, int64_t n_tokens, int64_t pos0, float *scratch);
 
+/// One sequence of a batched attention step: its queries are rows [row, row + n_tokens) of q and
+/// out, at positions pos0 … pos0 + n_tokens - 1, and see its own positions [0, pos0 + t] through
+/// block_table (the desc's paged layout; NULL: the desc's block_table).
+typedef struct loom_attention_segment {
+    int64_t row;
+    int64_t n_tokens;
+    int64_t pos0;
+    const int32_t *block_table;
+} loom_attention_segment;
+
+/// Causal attention of every segment's queries over its own paged cache, in one pool dispatch:
+/// work is split by (token, KV head), so each query's result is the one loom_attention gives it
+/// alone, whatever else shares the batch. max_kv bounds pos0 + n_tokens of every segment;
+/// scratch: loom_par_attention_scratch_floats(pool, d, max_kv) floats. Returns 0, or -1 for
+/// invalid arguments.
+int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs,
+                             int n_segs, const float *q, int64_t q_stride, float *out, int64_t out_stride,
+                             int64_t max_kv, float *scratch);
+
 /// RMSNorm of n_rows rows of n floats (row r at x + r*stride, result at y + r*stride).
 void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w, int64_t n, int64_t n_rows,
                       int64_t stride, float eps);

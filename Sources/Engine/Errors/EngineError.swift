@@ -18,6 +18,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case contextLimitExceeded(contextSize: Int, tokenCount: Int)
     /// The caller's `CancellationFlag` was raised; work stopped at the next micro-batch or token.
     case cancelled
+    /// The request's deadline passed before it finished; its sequence was ended at the next step.
+    case deadlineExceeded
 
     public var description: String {
         switch self {
@@ -31,6 +33,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .contextLimitExceeded(let size, let count):
             return "prompt of \(count) tokens does not fit the context window of \(size) tokens"
         case .cancelled: return "cancelled"
+        case .deadlineExceeded: return "deadline exceeded"
         }
     }
 }

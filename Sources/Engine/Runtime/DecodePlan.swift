@@ -23,31 +23,33 @@ final class DecodePlan {
     let attentionNorms, ffnNorms: UnsafeMutablePointer<UnsafePointer<Float>>
     private let parts: UnsafeMutablePointer<loom_matvec_part>
 
-    init(weights w: Weights, state s: RunState) {
+    init(weights w: Weights, state s: RunState, config c: ModelDescription) {
         blockCount = w.blocks.count
         let count = blockCount * Self.partsPerBlock + 1
         parts = .allocate(capacity: count)
         attentionNorms = .allocate(capacity: max(blockCount, 1))
         ffnNorms = .allocate(capacity: max(blockCount, 1))
-        func part(_ m: WeightMatrix, _ y: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>? = nil,
+        // `ldy`: the output buffer's row length, for steps that multiply several rows at once.
+        func part(_ m: WeightMatrix, _ y: UnsafeMutablePointer<Float>, ldy: Int, bias: UnsafePointer<Float>? = nil,
                   accumulate: Bool = false) -> loom_matvec_part {
-            loom_matvec_part(type: m.type, w: m.data, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y, ldy: 0,
+            loom_matvec_part(type: m.type, w: m.data, row_bytes: m.rowBytes, n_rows: Int64(m.rows), y: y, ldy: Int64(ldy),
                              bias: bias, accumulate: accumulate ? 1 : 0)
         }
+        let dim = c.embeddingLength, q = c.queryLength, kv = c.kvLength, ff = c.feedForwardLength
         for (l, b) in w.blocks.enumerated() {
             (attentionNorms + l).initialize(to: b.attentionNorm)
             (ffnNorms + l).initialize(to: b.ffnNorm)
             let base = parts + l * Self.partsPerBlock
             // Biases come as a set (ModelDescription.hasAttentionBias).
-            (base + Part.query.rawValue).initialize(to: part(b.query, s.q, bias: b.queryBias))
-            (base + Part.key.rawValue).initialize(to: part(b.key, s.k, bias: b.keyBias))
-            (base + Part.value.rawValue).initialize(to: part(b.value, s.v, bias: b.valueBias))
-            (base + Part.attentionOutput.rawValue).initialize(to: part(b.attentionOutput, s.x, accumulate: true))
-            (base + Part.gate.rawValue).initialize(to: part(b.ffnGate, s.gate))
-            (base + Part.up.rawValue).initialize(to: part(b.ffnUp, s.up))
-            (base + Part.down.rawValue).initialize(to: part(b.ffnDown, s.x, accumulate: true))
+            (base + Part.query.rawValue).initialize(to: part(b.query, s.q, ldy: q, bias: b.queryBias))
+            (base + Part.key.rawValue).initialize(to: part(b.key, s.k, ldy: kv, bias: b.keyBias))
+            (base + Part.value.rawValue).initialize(to: part(b.value, s.v, ldy: kv, bias: b.valueBias))
+            (base + Part.attentionOutput.rawValue).initialize(to: part(b.attentionOutput, s.x, ldy: dim, accumulate: true))
+            (base + Part.gate.rawValue).initialize(to: part(b.ffnGate, s.gate, ldy: ff))
+            (base + Part.up.rawValue).initialize(to: part(b.ffnUp, s.up, ldy: ff))
+            (base + Part.down.rawValue).initialize(to: part(b.ffnDown, s.x, ldy: dim, accumulate: true))
         }
-        (parts + blockCount * Self.partsPerBlock).initialize(to: part(w.output, s.logits))
+        (parts + blockCount * Self.partsPerBlock).initialize(to: part(w.output, s.logits, ldy: c.vocabularySize))
     }
 
     /// Block `l`'s part `p` (the following parts of the block follow it in memory).

@@ -34,7 +34,8 @@ public enum KVCacheType: String, Codable, Sendable, CaseIterable {
 /// table at each growth (doubling from 256 to 4096 positions copies 169 MB) and move the
 /// pointers the attention kernel reads.
 ///
-/// A single-sequence cache: prefix reuse and multi-sequence management build on `truncate(to:)`.
+/// A single-sequence cache for scoring (`Transformer.evaluateAll`, `loom logits`) and the storage
+/// of the scheduler's `KVBlockPool`, whose positions are the pool's rows.
 public final class KVCache {
     /// Element type.
     public let type: KVCacheType
@@ -134,29 +135,14 @@ public final class KVCache {
     /// Bytes of keys and values that `count` positions hold across every layer.
     public func byteCount(positions: Int) -> Int { 2 * layerCount * positions * positionBytes }
 
-    /// Copies positions `range` of every layer from a packed snapshot (`PrefixCache`'s layout:
-    /// per layer, `snapshotPositions` keys then as many values) and makes them valid.
-    /// The cache must hold exactly `range.lowerBound` positions.
-    func restore(_ range: Range<Int>, from snapshot: UnsafeRawPointer, snapshotPositions: Int) {
-        precondition(range.lowerBound == count && range.upperBound <= capacity && range.upperBound <= snapshotPositions)
-        let pb = positionBytes, table = snapshotPositions * pb
-        let offset = range.lowerBound * pb, bytes = range.count * pb
+    /// Copies `count` positions starting at `source` to `destination` in every layer (ranges may
+    /// not overlap): a paged pool's copy-on-write of a partly shared block.
+    func copyRows(from source: Int, to destination: Int, count: Int) {
+        precondition(source >= 0 && destination >= 0 && source + count <= capacity && destination + count <= capacity)
+        let pb = positionBytes, bytes = count * pb
         for l in 0..<layerCount {
-            let source = snapshot + 2 * l * table
-            (mutableKeys(layer: l) + offset).copyMemory(from: source + offset, byteCount: bytes)
-            (mutableValues(layer: l) + offset).copyMemory(from: source + table + offset, byteCount: bytes)
-        }
-        count = range.upperBound
-    }
-
-    /// Copies positions `0..<positions` of every layer into `destination` in the packed snapshot
-    /// layout (`byteCount(positions:)` bytes).
-    func snapshot(positions: Int, into destination: UnsafeMutableRawPointer) {
-        precondition(positions <= count)
-        let table = positions * positionBytes
-        for l in 0..<layerCount {
-            (destination + 2 * l * table).copyMemory(from: keys(layer: l), byteCount: table)
-            (destination + 2 * l * table + table).copyMemory(from: values(layer: l), byteCount: table)
+            (mutableKeys(layer: l) + destination * pb).copyMemory(from: keys(layer: l) + source * pb, byteCount: bytes)
+            (mutableValues(layer: l) + destination * pb).copyMemory(from: values(layer: l) + source * pb, byteCount: bytes)
         }
     }
 }

@@ -11,7 +11,7 @@ public final class PipelinedStream: AsyncSequence, Sendable {
     public typealias Element = Int32
     public typealias Failure = EngineError
 
-    private let ring: TokenRing
+    let ring: TokenRing
     private let cancellation: CancellationFlag
 
     init(ring: TokenRing, cancellation: CancellationFlag) {

@@ -5,189 +5,180 @@ import LoomSupport
 ///
 /// The caller chooses tokens (through `Sampler`, after applying a grammar mask when it has one),
 /// which is what guided generation needs. Known runs of tokens (text a grammar forces) go through
-/// `force`, evaluated as one batch. One engine holds one sequence; many engines may share one
-/// `Model`. Not thread-safe: one call at a time.
+/// `force`, evaluated as one segment of a step. The engine holds one sequence of a `Scheduler`:
+/// engines made from one scheduler share its forward passes and its KV pool, so a prompt that
+/// starts like one evaluated before (by this engine or another) reuses those keys and values.
+/// Not thread-safe: one call at a time, from an ordinary thread (calls block until the
+/// scheduler has run the step).
 public final class SequentialEngine {
-    /// The forward pass (activations and kernel threads of this engine).
-    public let transformer: Transformer
-    /// The tokens and KV cache this engine decodes into.
-    public let sequence: InferenceSequence
+    /// Deprecated name of `PrefillResult`.
+    @available(*, deprecated, renamed: "PrefillResult")
+    public typealias PrefillResult = Engine.PrefillResult
 
-    /// What a `prefill` did.
-    public struct PrefillResult: Sendable, Equatable {
-        /// Leading prompt tokens not evaluated now: reused from the engine's previous prompt or
-        /// copied from the shared `PrefixCache`.
-        public var cachedTokenCount: Int
-        /// Prompt tokens evaluated now.
-        public var evaluatedTokenCount: Int
-        /// The part of `cachedTokenCount` copied from the shared `PrefixCache`.
-        public var restoredTokenCount: Int
-
-        /// A result (for callers that report or mock prompt evaluations).
-        public init(cachedTokenCount: Int, evaluatedTokenCount: Int, restoredTokenCount: Int = 0) {
-            self.cachedTokenCount = cachedTokenCount
-            self.evaluatedTokenCount = evaluatedTokenCount
-            self.restoredTokenCount = restoredTokenCount
-        }
-    }
-
-    /// The cross-sequence store `prefill` consults and `storePrefix` fills (nil: none).
-    public let prefixCache: PrefixCache?
-
-    /// Forward passes (micro-batches of a prompt, forced runs, decoded tokens) this engine has
-    /// run: the unit in which cancellation is bounded.
-    public private(set) var forwardPassCount = 0
-
-    /// Called on the computing thread after every forward pass with `forwardPassCount`: progress
-    /// reporting for long prompts, and the hook tests use to cancel after a given unit of work.
-    public var forwardPassObserver: ((Int) -> Void)?
-
+    /// The scheduler whose steps this engine's sequence joins.
+    public let scheduler: Scheduler
+    private var session: SequenceSession?
     private var current = UnsafeBufferPointer<Float>(start: nil, count: 0)
+    /// The tokens of the engine's sequence: the last prompt, then stepped and forced tokens (kept
+    /// after `release()`, as a record of what the engine last ran).
+    public private(set) var tokens: [Int32] = []
 
-    /// An engine for `model` with a fresh cache of `configuration.contextLength` positions,
-    /// consulting `prefixCache` (when given) for prompts other engines have stored.
-    public init(model: Model, configuration: TransformerConfiguration = TransformerConfiguration(),
-                prefixCache: PrefixCache? = nil) throws(EngineError) {
-        transformer = try Transformer(model: model, configuration: configuration)
-        sequence = InferenceSequence(cache: try transformer.makeCache())
-        self.prefixCache = prefixCache
+    /// An engine with a scheduler of its own for `model` (one sequence per step, prompts in
+    /// chunks of `configuration.maxBatch`).
+    public init(model: Model, configuration: TransformerConfiguration = TransformerConfiguration()) throws(EngineError) {
+        scheduler = try Scheduler(model: model, configuration: configuration,
+                                  policy: SchedulerPolicy(maxSequences: 1, prefillChunk: configuration.maxBatch,
+                                                          maxPrefillTokensPerStep: configuration.maxBatch))
     }
+
+    /// An engine whose sequence runs in `scheduler`'s shared steps.
+    public init(scheduler: Scheduler) {
+        self.scheduler = scheduler
+    }
+
+    deinit { session?.close() }
 
     /// The model being run.
-    public var model: Model { transformer.model }
+    public var model: Model { scheduler.model }
 
-    /// Positions the cache can hold.
-    public var contextSize: Int { sequence.capacity }
+    /// Positions the sequence can hold.
+    public var contextSize: Int { scheduler.contextSize }
 
     /// The next token's logits after the last `prefill`, `step` or `force` (borrowed: valid until
     /// the next call on this engine; empty before the first).
     public var logits: UnsafeBufferPointer<Float> { current }
 
+    /// How many leading tokens of `other` this engine's sequence holds.
+    public func commonPrefixLength(with other: [Int32]) -> Int {
+        let n = min(tokens.count, other.count)
+        var i = 0
+        while i < n && tokens[i] == other[i] { i += 1 }
+        return i
+    }
+
     /// The checks `prefill` makes before any compute.
     func validatePrompt(_ tokens: [Int32]) throws(EngineError) {
-        guard !tokens.isEmpty else { throw .emptyBatch }
-        guard tokens.count <= contextSize else {
-            throw .contextLimitExceeded(contextSize: contextSize, tokenCount: tokens.count)
-        }
-        let vocabulary = model.config.vocabularySize
-        for t in tokens where t < 0 || Int(t) >= vocabulary {
-            throw .tokenOutOfRange(id: Int(t), vocabularySize: vocabulary)
-        }
+        try scheduler.core.validate(tokens)
     }
 
-    /// Makes the sequence hold exactly `tokens`, evaluating only what it does not already hold,
-    /// and leaves the last token's prediction in `logits`.
-    ///
-    /// Positions come, in order of preference, from the sequence itself (the longest common
-    /// prefix with the previous prompt), from the shared `prefixCache` when a stored prefix
-    /// covers more of `tokens`, and from evaluation. The last token is always evaluated, since
-    /// its logits are the answer.
+    /// Makes the sequence hold exactly `tokens` and leaves the last token's prediction in
+    /// `logits`, evaluating only what the scheduler's KV pool does not already hold (the last
+    /// token is always evaluated, since its logits are the answer).
     ///
     /// - Parameters:
-    ///   - reusePrefix: false evaluates the whole prompt from an empty cache, consulting no
-    ///     prefix cache (for cold timings).
-    ///   - storePrefixLength: after evaluation, store the first that many positions in the
-    ///     prefix cache (e.g. the rendered system prompt) for other sequences to reuse.
-    ///   - cancellation: checked before each micro-batch; a raised flag throws `.cancelled` and
-    ///     leaves the sequence holding what was evaluated so far.
+    ///   - reusePrefix: false evaluates the whole prompt, reusing no cached blocks (cold timings).
+    ///   - cancellation: checked at every step; a raised flag throws `.cancelled`.
     /// - Throws: `.contextLimitExceeded` before any compute when `tokens` cannot fit.
     @discardableResult
-    public func prefill(_ tokens: [Int32], reusePrefix: Bool = true, storePrefixLength: Int? = nil,
-                        cancellation: CancellationFlag? = nil) throws(EngineError) -> PrefillResult
+    public func prefill(_ tokens: [Int32], reusePrefix: Bool = true, cancellation: CancellationFlag? = nil)
+        throws(EngineError) -> PrefillResult
     {
         try validatePrompt(tokens)
-        let limit = tokens.count - 1
-        var reused = reusePrefix ? min(sequence.commonPrefixLength(with: tokens), limit) : 0
-        sequence.truncate(to: reused)
+        session?.close()
+        session = nil
+        self.tokens = []
         current = UnsafeBufferPointer(start: nil, count: 0)
-        var restored = 0
-        if reusePrefix, let prefixCache {
-            restored = prefixCache.restore(tokens, into: sequence, limit: limit, model: model)
-            reused += restored
-        }
-        try tokens.withUnsafeBufferPointer { (all) throws(EngineError) in
-            try evaluate(UnsafeBufferPointer(rebasing: all[reused...]), cancellation: cancellation)
-        }
-        if let storePrefixLength { storePrefix(count: min(storePrefixLength, tokens.count)) }
-        return PrefillResult(cachedTokenCount: reused, evaluatedTokenCount: tokens.count - reused,
-                             restoredTokenCount: restored)
+        if let cancellation, cancellation.isCancelled { throw .cancelled }
+        let opened = try scheduler.open(prompt: tokens, cancellation: cancellation ?? CancellationFlag(),
+                                        reusePrefix: reusePrefix)
+        session = opened
+        current = try opened.logits()
+        self.tokens = tokens
+        return opened.prefill
     }
 
-    /// Stores the sequence's first `count` positions in the shared prefix cache so that other
-    /// engines' prompts starting with the same tokens skip them. Returns false without a prefix
-    /// cache, or when the prefix does not fit its budget or the sequence.
-    @discardableResult
-    public func storePrefix(count: Int) -> Bool {
-        guard let prefixCache else { return false }
-        return prefixCache.store(sequence, count: count, model: model)
-    }
-
-    /// Generates up to `maxTokens` tokens after `prompt`, sampling inside the loop (no mask) and
-    /// handing each token to `body` as soon as it is chosen; the same loop as `PipelinedEngine`
-    /// runs, so both give the same tokens for the same inputs.
+    /// Generates up to `maxTokens` tokens after `prompt`, sampling inside the scheduler (no mask),
+    /// and hands each token to `body` as soon as it is chosen: the same loop `PipelinedEngine`
+    /// streams from, so both give the same tokens for the same inputs.
     ///
-    /// A stop token ends generation without being emitted. Cancellation (before the prompt's
-    /// next micro-batch or the next token) ends it with `.cancelled` rather than an error.
+    /// A stop token ends generation without being emitted. Cancellation ends it with
+    /// `.cancelled` rather than an error.
     /// - Throws: `.contextLimitExceeded` before any compute when the prompt cannot fit, and
     ///   other `EngineError`s from evaluation.
     @discardableResult
     public func generate(prompt: [Int32], sampling: SamplingParameters, stopTokens: Set<Int32> = [], maxTokens: Int,
-                         reusePrefix: Bool = true, storePrefixLength: Int? = nil,
-                         cancellation: CancellationFlag? = nil, body: (Int32) -> Void) throws(EngineError)
-        -> GenerationOutcome
-    {
-        let loop = DecodeLoop(prompt: prompt, sampling: sampling, stopTokens: stopTokens, maxTokens: maxTokens,
-                              reusePrefix: reusePrefix, storePrefixLength: storePrefixLength)
-        try loop.validate(for: self)
-        return try loop.run(on: self, cancellation: cancellation, prefilled: { _ in }, emit: { body($0); return true })
+                         reusePrefix: Bool = true, cancellation: CancellationFlag? = nil,
+                         body: (Int32) -> Void) throws(EngineError) -> GenerationOutcome {
+        try validatePrompt(prompt)
+        session?.close()
+        session = nil
+        tokens = []
+        current = UnsafeBufferPointer(start: nil, count: 0)
+        let stream = try scheduler.generate(prompt: prompt, sampling: sampling, stopTokens: stopTokens,
+                                            maxTokens: maxTokens, cancellation: cancellation ?? CancellationFlag(),
+                                            reusePrefix: reusePrefix)
+        var count = 0
+        while true {
+            switch stream.ring.nextBlocking() {
+            case .token(let t):
+                body(t)
+                count += 1
+            case .end:
+                return GenerationOutcome(prefill: stream.prefill, tokenCount: count,
+                                         finishReason: stream.finishReason ?? .cancelled)
+            case .failure(let error):
+                throw error
+            }
+        }
     }
 
     /// Appends `token` (normally the one just sampled), evaluates it and returns the next logits.
-    /// Allocates nothing.
     public func step(_ token: Int32, cancellation: CancellationFlag? = nil) throws(EngineError)
         -> UnsafeBufferPointer<Float>
     {
-        var t = token
-        try withUnsafePointer(to: &t) { (p) throws(EngineError) in
-            try evaluate(UnsafeBufferPointer(start: p, count: 1), cancellation: cancellation)
-        }
+        let session = try open(cancellation)
+        guard tokens.count < contextSize else { throw .contextFull(needed: tokens.count + 1, capacity: contextSize) }
+        current = UnsafeBufferPointer(start: nil, count: 0)
+        current = try session.step(token)
+        tokens.append(token)
         return current
     }
 
-    /// Appends a run of known tokens (e.g. text a grammar forces) as one batch and returns the
+    /// Appends a run of known tokens (e.g. text a grammar forces) as one segment and returns the
     /// logits after the last of them.
-    public func force(_ tokens: [Int32], cancellation: CancellationFlag? = nil) throws(EngineError)
+    public func force(_ run: [Int32], cancellation: CancellationFlag? = nil) throws(EngineError)
         -> UnsafeBufferPointer<Float>
     {
-        guard !tokens.isEmpty else { throw .emptyBatch }
-        try tokens.withUnsafeBufferPointer { (p) throws(EngineError) in try evaluate(p, cancellation: cancellation) }
+        guard !run.isEmpty else { throw .emptyBatch }
+        let session = try open(cancellation)
+        guard tokens.count + run.count <= contextSize else {
+            throw .contextFull(needed: tokens.count + run.count, capacity: contextSize)
+        }
+        current = UnsafeBufferPointer(start: nil, count: 0)
+        current = try session.force(run)
+        tokens.append(contentsOf: run)
         return current
     }
 
     /// Forgets the last `n` tokens (e.g. to undo a speculative step). `logits` is stale afterwards
     /// until the next evaluation.
     public func rollback(_ n: Int) {
-        sequence.truncate(to: sequence.count - n)
+        precondition(n >= 0 && n <= tokens.count, "rollback(\(n)) beyond \(tokens.count) tokens")
+        try? session?.rollback(n)
+        tokens.removeLast(n)
         current = UnsafeBufferPointer(start: nil, count: 0)
     }
 
-    /// Evaluates `tokens` at the end of the sequence in micro-batches of `maxBatch`, checking
-    /// `cancellation` before each.
-    private func evaluate(_ tokens: UnsafeBufferPointer<Int32>, cancellation: CancellationFlag?) throws(EngineError) {
-        guard sequence.count + tokens.count <= contextSize else {
-            throw .contextFull(needed: sequence.count + tokens.count, capacity: contextSize)
-        }
-        let batch = transformer.configuration.maxBatch
-        var at = 0
-        while at < tokens.count {
-            if let cancellation, cancellation.isCancelled { throw .cancelled }
-            let end = min(at + batch, tokens.count)
-            let slice = UnsafeBufferPointer(rebasing: tokens[at..<end])
-            current = try transformer.forward(slice, cache: sequence.cache)
-            sequence.recordEvaluated(slice)
-            forwardPassCount += 1
-            if let forwardPassObserver { forwardPassObserver(forwardPassCount) }
-            at = end
-        }
+    /// Lets go of the sequence: its place in the scheduler and its blocks are released (the
+    /// blocks stay cached for later prompts); `tokens` keeps what it held.
+    public func release() {
+        session?.close()
+        session = nil
+        current = UnsafeBufferPointer(start: nil, count: 0)
+    }
+
+    /// Lets go of the sequence and forgets its tokens.
+    public func reset() {
+        session?.close()
+        session = nil
+        tokens = []
+        current = UnsafeBufferPointer(start: nil, count: 0)
+    }
+
+    /// The open session, after checking the caller's flag.
+    private func open(_ cancellation: CancellationFlag?) throws(EngineError) -> SequenceSession {
+        if let cancellation, cancellation.isCancelled { throw .cancelled }
+        guard let session else { throw .emptyBatch }
+        return session
     }
 }

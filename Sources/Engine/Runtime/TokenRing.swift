@@ -24,10 +24,12 @@ final class TokenRing: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let notFull: UnsafeMutablePointer<pthread_cond_t>
     private let producerDone: UnsafeMutablePointer<pthread_cond_t>
+    private let notEmpty: UnsafeMutablePointer<pthread_cond_t>
     // Guarded by `mutex`.
     private var head = 0, count = 0
     private var ended = false, failure: EngineError?
     private var abandoned = false, producerRunning = true
+    private var wantsRoom = false
     private var waiter: UnsafeContinuation<Event, Never>?
     private var prefillResult = PrefillResult(cachedTokenCount: 0, evaluatedTokenCount: 0)
     private var reason: FinishReason?
@@ -38,6 +40,8 @@ final class TokenRing: @unchecked Sendable {
         mutex = .allocate(capacity: 1)
         notFull = .allocate(capacity: 1)
         producerDone = .allocate(capacity: 1)
+        notEmpty = .allocate(capacity: 1)
+        pthread_cond_init(notEmpty, nil)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(notFull, nil)
         pthread_cond_init(producerDone, nil)
@@ -45,6 +49,8 @@ final class TokenRing: @unchecked Sendable {
 
     deinit {
         pthread_cond_destroy(producerDone)
+        pthread_cond_destroy(notEmpty)
+        notEmpty.deallocate()
         pthread_cond_destroy(notFull)
         pthread_mutex_destroy(mutex)
         producerDone.deallocate()
@@ -98,12 +104,69 @@ final class TokenRing: @unchecked Sendable {
 
     /// Ends the stream (after the tokens already pushed) and releases anyone waiting for the
     /// producer.
+    /// Hands `token` to the consumer without waiting: true when it was taken or buffered, false
+    /// when the ring is full (the scheduler leaves the sequence out of its steps until
+    /// `onRoom` fires), nil when the consumer is gone.
+    func offer(_ token: Int32) -> Bool? {
+        pthread_mutex_lock(mutex)
+        if abandoned {
+            pthread_mutex_unlock(mutex)
+            return nil
+        }
+        if count == capacity {
+            wantsRoom = true
+            pthread_mutex_unlock(mutex)
+            return false
+        }
+        let resumed = waiter
+        if resumed != nil {
+            waiter = nil
+        } else {
+            buffer[(head + count) % capacity] = token
+            count += 1
+            pthread_cond_signal(notEmpty)
+        }
+        pthread_mutex_unlock(mutex)
+        resumed?.resume(returning: .token(token))
+        return true
+    }
+
+    /// The next event for a consumer on an ordinary thread (not a Swift concurrency thread): blocks
+    /// until a token or the end arrives.
+    func nextBlocking() -> Event {
+        pthread_mutex_lock(mutex)
+        while count == 0 && !ended { pthread_cond_wait(notEmpty, mutex) }
+        let event = takeLocked()!
+        let notify = roomNotificationLocked()
+        pthread_mutex_unlock(mutex)
+        notify?()
+        return event
+    }
+
+    /// Whether a token offered now would be taken (room, or the consumer is gone).
+    var hasRoom: Bool { locked { count < capacity || abandoned } }
+
+    /// Called (outside the ring's lock, on the consumer's thread) when a consumer frees room in
+    /// a ring that refused an `offer`, or abandons it: the scheduler's wake-up.
+    private var roomHandler: (@Sendable () -> Void)?
+
+    /// Sets the handler `offer`'s refusals are answered with (before tokens flow).
+    func setRoomHandler(_ handler: @escaping @Sendable () -> Void) { locked { roomHandler = handler } }
+
+    /// Takes `wantsRoom` (under the lock): the handler to call once the lock is released.
+    private func roomNotificationLocked() -> (@Sendable () -> Void)? {
+        guard wantsRoom else { return nil }
+        wantsRoom = false
+        return roomHandler
+    }
+
     func finish(_ finishReason: FinishReason?, error: EngineError?) {
         pthread_mutex_lock(mutex)
         reason = finishReason
         failure = error
         ended = true
         producerRunning = false
+        pthread_cond_broadcast(notEmpty)
         let resumed = waiter
         waiter = nil
         pthread_cond_broadcast(producerDone)
@@ -121,10 +184,12 @@ final class TokenRing: @unchecked Sendable {
 
     /// Stops the producer at its next token and lets it drop what it has.
     func abandon() {
-        locked {
+        let notify = locked { () -> (@Sendable () -> Void)? in
             abandoned = true
             pthread_cond_broadcast(notFull)
+            return roomHandler
         }
+        notify?()
     }
 
     /// Blocks until the producer thread has finished.
@@ -140,7 +205,9 @@ final class TokenRing: @unchecked Sendable {
         return await withUnsafeContinuation { (c: UnsafeContinuation<Event, Never>) in
             pthread_mutex_lock(mutex)
             if let ready = takeLocked() {
+                let notify = roomNotificationLocked()
                 pthread_mutex_unlock(mutex)
+                notify?()
                 c.resume(returning: ready)
             } else {
                 waiter = c
@@ -149,7 +216,14 @@ final class TokenRing: @unchecked Sendable {
         }
     }
 
-    private func take() -> Event? { locked { takeLocked() } }
+    private func take() -> Event? {
+        let (event, notify) = locked { () -> (Event?, (@Sendable () -> Void)?) in
+            let e = takeLocked()
+            return (e, e != nil ? roomNotificationLocked() : nil)
+        }
+        notify?()
+        return event
+    }
 
     /// A buffered token, or the end once the buffer is drained; nil when the consumer must wait.
     private func takeLocked() -> Event? {

@@ -20,11 +20,11 @@ public final class Transformer {
     /// The kernel threads.
     public let pool: ThreadPool
 
-    private let state: RunState
-    private let plan: DecodePlan
-    private var rope: loom_rope_params
+    let state: RunState
+    let plan: DecodePlan
+    var rope: loom_rope_params
     /// Attention geometry; `k`/`v`/`kv_type` are set per layer and cache.
-    private var attention: loom_attention_desc
+    var attention: loom_attention_desc
 
     /// Builds a transformer for `model`, allocating every buffer the forward pass needs.
     public init(model: Model, configuration: TransformerConfiguration = TransformerConfiguration()) throws(EngineError) {
@@ -44,14 +44,15 @@ public final class Transformer {
         attention = loom_attention_desc(
             n_head: Int64(c.headCount), n_kv_head: Int64(c.kvHeadCount), head_dim: Int64(c.headDimension),
             kv_type: Int32(LOOM_TYPE_F32.rawValue), kv_stride: Int64(c.kvLength), k: nil, v: nil,
-            scale: 1 / Float(c.headDimension).squareRoot())
+            scale: 1 / Float(c.headDimension).squareRoot(), block_table: nil, block_size: 0)
         let maxColumns = max(c.embeddingLength, c.queryLength, c.feedForwardLength)
         state = RunState(config: c, maxBatch: configuration.maxBatch,
                          ropeTableFloats: Int(loom_rope_cache_floats(Int64(configuration.maxBatch), &rope)),
                          attentionScratchFloats: Kernels.attentionScratchFloats(pool, attention, positions: context),
                          matmulScratchFloats: Kernels.matmulScratchFloats(pool, columns: maxColumns),
-                         matvecScratchBytes: Kernels.matvecScratchBytes(pool, columns: maxColumns))
-        plan = DecodePlan(weights: model.weights, state: state)
+                         matvecScratchBytes: max(Kernels.matvecScratchBytes(pool, columns: maxColumns),
+                                                             Int(loom_par_matmul_fused_scratch_bytes(pool.pool, Int64(maxColumns), Int64(configuration.maxBatch)))))
+        plan = DecodePlan(weights: model.weights, state: state, config: c)
         // The RoPE kernels reject geometries they cannot hold (more than 2048 rotated dims); find
         // out now rather than mid-pass.
         guard loom_rope_cache_fill(state.ropeTable, 1, state.positions, &rope) == 0 else {

@@ -34,22 +34,49 @@ import Testing
         #expect(n >= 2)  // at least the malloc and the free
     }
 
+    /// The address of a counter, handed to the scheduler thread's step observer.
+    struct CounterAddress: @unchecked Sendable {
+        // @unchecked: the counter outlives the scheduler's use of it (the test detaches it
+        // before reading), and only the allocation counter writes it.
+        let pointer: UnsafeMutablePointer<Int64>
+
+        /// The kernel pool, used only from the scheduler thread that owns it.
+        struct PoolAddress: @unchecked Sendable {
+            // @unchecked: the observer runs on the scheduler thread, the pool's caller.
+            let pool: OpaquePointer
+        }
+    }
+
+    /// Scheduler steps (a caller-driven sequence's decode rows) allocate nothing on the
+    /// scheduler's thread or its kernel threads: counted from the observer of step 6 to that of
+    /// step 30, after the warm-up.
     @Test(arguments: models, [1, 2])
-    func sequentialStepsAllocateNothing(path: String, threads: Int) throws {
+    func scheduledStepsAllocateNothing(path: String, threads: Int) throws {
         let model = try ModelStore.shared.model(path: path)
         let engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(
             threads: threads, maxBatch: 4, contextLength: 64))
         let vocab = Int32(model.config.vocabularySize)
-        try engine.prefill([1, 2, 3])
-        // Warm-up: lazily initialised state (CPU feature probes, first-use tables) settles here.
-        for i in 0..<4 { _ = try engine.step(Int32(i * 97 + 5) % vocab) }
-        var sink: Float = 0
-        let n = try Self.allocations(on: engine.transformer.pool) {
-            for i in 0..<24 {
-                let logits = try engine.step(Int32(i * 131 + 7) % vocab)
-                sink += logits[0]
+        let counter = CounterAddress(pointer: .allocate(capacity: 1))
+        defer { counter.pointer.deallocate() }
+        counter.pointer.initialize(to: 0)
+        let pool = CounterAddress.PoolAddress(pool: engine.scheduler.core.transformer.pool.pool)
+        engine.scheduler.stepObserver = { n in
+            if n == 6 {
+                loom_pool_run(pool.pool, loom_alloc_count_attach_task, UnsafeMutableRawPointer(counter.pointer))
+                loom_alloc_count_attach(counter.pointer)
+            } else if n == 30 {
+                loom_alloc_count_attach(nil)
+                loom_pool_run(pool.pool, loom_alloc_count_attach_task, nil)
             }
         }
+        try engine.prefill([1, 2, 3])
+        var sink: Float = 0
+        for i in 0..<34 {
+            let logits = try engine.step(Int32(i * 131 + 7) % vocab)
+            sink += logits[0]
+        }
+        engine.scheduler.stepObserver = nil
+        let n = loom_alloc_count_read(counter.pointer)
         #expect(sink.isFinite)
         #expect(n == 0, "\(path) threads \(threads): \(n) allocations in 24 steps")
     }

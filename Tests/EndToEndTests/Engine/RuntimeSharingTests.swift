@@ -84,16 +84,16 @@ import Testing
         #expect(released == nil && store.loadedCount == 0)
     }
 
-    /// Eight sequences on one model (separate engines, one thread each, running on eight threads)
-    /// give the tokens each gives alone; they share one prefix cache too.
+    /// Eight sequences on one model (engines on one scheduler, driven from eight threads) give the
+    /// tokens each gives alone; they share the system prompt's blocks in the scheduler's pool.
     @Test(arguments: [RuntimeFixtures.stories, SharedData.defaultModel])
     func eightConcurrentSequencesMatchSolo(path: String) throws {
         let model = try ModelStore.shared.model(path: path)
         let vocab = model.config.vocabularySize
         let system = RuntimeFixtures.prompt(16, vocabulary: vocab, salt: 9)
         let prompts = (0..<8).map { system + RuntimeFixtures.prompt(4 + $0, vocabulary: vocab, salt: $0) }
-        // Micro-batches of 8 line up with the 16-token system prompt, so a restored prefix leaves
-        // the same batches to evaluate as a cold run (bitwise-equal logits).
+        // Chunks of 8 line up with the 16-token system prompt, so a shared prefix leaves the same
+        // chunks to evaluate as a cold run (bitwise-equal logits).
         let config = TransformerConfiguration(threads: 1, maxBatch: 8, contextLength: 128, kvCacheType: .f16)
         let sampling = (0..<8).map { i in
             i % 2 == 0 ? SamplingParameters.greedy : {
@@ -113,18 +113,17 @@ import Testing
         }
 
         let results = Results(count: 8)
-        let prefixCache = PrefixCache(byteBudget: 64 << 20)
+        let shared = try Scheduler(model: model, configuration: config,
+                                   policy: SchedulerPolicy(maxSequences: 8, prefillChunk: 8, maxPrefillTokensPerStep: 64))
         let done = DispatchGroup()
         for i in 0..<8 {
             done.enter()
             let started = DedicatedThread.start { [prompts, sampling] in
                 defer { done.leave() }
                 do {
-                    let engine = try SequentialEngine(model: model, configuration: config, prefixCache: prefixCache)
+                    let engine = SequentialEngine(scheduler: shared)
                     var out: [Int32] = []
-                    // Even sequences store the shared system prompt; any may restore it.
-                    try engine.generate(prompt: prompts[i], sampling: sampling[i], maxTokens: maxTokens,
-                                        storePrefixLength: i % 2 == 0 ? system.count : nil) { out.append($0) }
+                    try engine.generate(prompt: prompts[i], sampling: sampling[i], maxTokens: maxTokens) { out.append($0) }
                     results.set(i, .success(out))
                 } catch {
                     results.set(i, .failure(error))

@@ -2,8 +2,8 @@ import Engine
 import LoomSupport
 import Testing
 
-/// `SequentialEngine` as a runtime: prefix reuse (exact), the context limit checked before any
-/// compute, cancellation bounded in forward passes, rollback.
+/// `SequentialEngine` as a runtime: prefix reuse through the scheduler's pool (exact), the context
+/// limit checked before any compute, cancellation bounded in scheduler steps, rollback.
 @Suite(.serialized, .timeLimit(.minutes(30))) struct SequentialEngineRuntimeTests {
     let model: Model
     init() throws { model = try ModelStore.shared.model(path: RuntimeFixtures.stories) }
@@ -24,8 +24,8 @@ import Testing
         let warm = try SequentialEngine(model: model, configuration: config)
         try warm.prefill(first)
         let result = try warm.prefill(second)
-        #expect(result == PrefillResult(cachedTokenCount: 40, evaluatedTokenCount: 11))
-        #expect(warm.sequence.tokens == second && warm.sequence.cache.count == second.count)
+        #expect(result.cachedTokenCount == 40 && result.evaluatedTokenCount == 11)
+        #expect(warm.tokens == second)
         let reused = Array(warm.logits)
 
         let cold = try SequentialEngine(model: model, configuration: config)
@@ -49,57 +49,58 @@ import Testing
         let prompt = RuntimeFixtures.prompt(17, vocabulary: vocab)
         try engine.prefill(prompt)
         let before = Array(engine.logits)
-        #expect(try engine.prefill(prompt) == PrefillResult(cachedTokenCount: 16, evaluatedTokenCount: 1))
+        let again = try engine.prefill(prompt)
+        #expect(again.cachedTokenCount == 16 && again.evaluatedTokenCount == 1)
         #expect(Array(engine.logits) == before)
-        #expect(try engine.prefill(prompt, reusePrefix: false) == PrefillResult(cachedTokenCount: 0, evaluatedTokenCount: 17))
+        let cold = try engine.prefill(prompt, reusePrefix: false)
+        #expect(cold.cachedTokenCount == 0 && cold.evaluatedTokenCount == 17)
     }
 
-    /// A prompt past the context window is refused before any forward pass: the sequence and the
-    /// pass counter are untouched.
+    /// A prompt past the context window is refused before any forward pass: the engine's tokens
+    /// and the step counter are untouched.
     @Test func contextLimitRefusedBeforeCompute() throws {
         let engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(maxBatch: 8, contextLength: 32))
         try engine.prefill(RuntimeFixtures.prompt(10, vocabulary: vocab))
-        let passes = engine.forwardPassCount, tokens = engine.sequence.tokens
+        let passes = engine.scheduler.statistics.steps, tokens = engine.tokens
         #expect(throws: EngineError.contextLimitExceeded(contextSize: 32, tokenCount: 33)) {
             try engine.prefill(RuntimeFixtures.prompt(33, vocabulary: vocab))
         }
         #expect(throws: EngineError.contextLimitExceeded(contextSize: 32, tokenCount: 40)) {
             try engine.generate(prompt: RuntimeFixtures.prompt(40, vocabulary: vocab), sampling: .greedy, maxTokens: 4) { _ in }
         }
-        #expect(engine.forwardPassCount == passes && engine.sequence.tokens == tokens && engine.sequence.cache.count == 10)
+        #expect(engine.scheduler.statistics.steps == passes && engine.tokens == tokens)
         #expect(throws: EngineError.tokenOutOfRange(id: vocab, vocabularySize: vocab)) {
             try engine.prefill([1, Int32(vocab)])
         }
-        #expect(engine.forwardPassCount == passes)
+        #expect(engine.scheduler.statistics.steps == passes)
     }
 
-    /// Cancelling during a prompt: the flag raised after the 3rd micro-batch stops the prefill
-    /// before the 4th (the check precedes every pass), leaving 3 × maxBatch positions.
+    /// Cancelling during a prompt: the flag raised after the 3rd chunk stops the prefill before
+    /// the 4th (the scheduler checks it before every step).
     @Test func prefillCancelsBetweenMicroBatches() throws {
         let engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(maxBatch: 4, contextLength: 64))
         let flag = CancellationFlag()
-        engine.forwardPassObserver = { n in if n == 3 { flag.cancel() } }
+        engine.scheduler.stepObserver = { n in if n == 3 { flag.cancel() } }
         #expect(throws: EngineError.cancelled) {
             try engine.prefill(RuntimeFixtures.prompt(32, vocabulary: vocab), cancellation: flag)
         }
-        #expect(engine.forwardPassCount == 3)
-        #expect(engine.sequence.count == 12 && engine.sequence.cache.count == 12)
+        #expect(engine.scheduler.statistics.steps == 3)
+        #expect(engine.tokens.isEmpty && engine.scheduler.statistics.pool.blocksInUse == 0)
     }
 
-    /// Cancelling during decoding: raised after the 5th pass (prefill is one pass), generation
-    /// ends with `.cancelled` without another pass; the tokens emitted so far stand.
+    /// Cancelling during decoding: raised after the 5th step (the prompt is one step), generation
+    /// ends with `.cancelled` without another step; the tokens emitted so far stand.
     @Test func generationCancelsBetweenTokens() throws {
         let engine = try SequentialEngine(model: model, configuration: TransformerConfiguration(contextLength: 64))
         let flag = CancellationFlag()
-        engine.forwardPassObserver = { n in if n == 5 { flag.cancel() } }
+        engine.scheduler.stepObserver = { n in if n == 5 { flag.cancel() } }
         var emitted: [Int32] = []
         let outcome = try engine.generate(prompt: RuntimeFixtures.prompt(6, vocabulary: vocab), sampling: .greedy,
                                           maxTokens: 40, cancellation: flag) { emitted.append($0) }
         #expect(outcome.finishReason == .cancelled)
-        #expect(engine.forwardPassCount == 5)
-        // 1 prefill pass + 4 decode passes: 4 tokens were emitted and evaluated.
+        #expect(engine.scheduler.statistics.steps == 5)
+        // 1 prompt step + 4 decode steps: 4 tokens were emitted and evaluated.
         #expect(emitted.count == 4 && outcome.tokenCount == 4)
-        #expect(engine.sequence.count == 6 + 4)
     }
 
     /// Rolling back forgets positions; evaluating the same token again gives the same logits.
@@ -109,13 +110,13 @@ import Testing
         try engine.prefill(prompt)
         let afterFirst = try Array(engine.step(100))
         _ = try engine.step(200)
-        #expect(engine.sequence.count == 11)
+        #expect(engine.tokens.count == 11)
         engine.rollback(2)
-        #expect(engine.sequence.tokens == prompt && engine.logits.isEmpty)
+        #expect(engine.tokens == prompt && engine.logits.isEmpty)
         #expect(try Array(engine.step(100)) == afterFirst)
         // Forced runs append like steps.
         _ = try engine.force([5, 6, 7])
-        #expect(engine.sequence.tokens == prompt + [100, 5, 6, 7])
+        #expect(engine.tokens == prompt + [100, 5, 6, 7])
     }
 
     /// Stop tokens end generation without being emitted or evaluated; maxTokens caps it; a full
@@ -126,17 +127,16 @@ import Testing
         var free: [Int32] = []
         let a = try engine.generate(prompt: prompt, sampling: .greedy, maxTokens: 6) { free.append($0) }
         #expect(a.finishReason == .maxTokens && free.count == 6 && a.tokenCount == 6)
-        // The last emitted token is not evaluated: the next prompt holding it reuses the rest.
-        #expect(engine.sequence.tokens == prompt + free.dropLast())
 
         var stopped: [Int32] = []
         let stop = free[3], first = free.firstIndex(of: stop)!
         let b = try engine.generate(prompt: prompt, sampling: .greedy, stopTokens: [stop], maxTokens: 6) { stopped.append($0) }
         #expect(b.finishReason == .stopToken(stop) && stopped == Array(free[0..<first]))
+        // The last prompt token is always evaluated; the rest come from the pool.
         #expect(b.prefill.cachedTokenCount == 7)
 
         var filled: [Int32] = []
         let c = try engine.generate(prompt: prompt, sampling: .greedy, maxTokens: 100) { filled.append($0) }
-        #expect(c.finishReason == .maxTokens && filled.count == 24 - 8 + 1 && engine.sequence.count == 24)
+        #expect(c.finishReason == .maxTokens && filled.count == 24 - 8 + 1)
     }
 }

@@ -1,0 +1,185 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CTensor
+import LoomSupport
+
+/// The scheduler's thread and everything it owns: the transformer, the KV pool, the queue of
+/// waiting sequences and the running ones. Outside threads reach it only through `shared`
+/// (submissions, wake-ups, statistics).
+final class SchedulerCore: @unchecked Sendable {
+    // @unchecked: every field but `shared` is touched only by the scheduler thread (after
+    // `start`), and `shared` is a lock.
+
+    /// What outside threads and the scheduler thread tell each other.
+    struct Shared {
+        /// Sequences submitted and not yet taken by the thread.
+        var submitted: [ScheduledSequence] = []
+        /// Bumped by every outside event (a caller's tokens, room in a ring, a close).
+        var events = 0
+        var stopping = false
+        var threadRunning = false
+        var statistics = SchedulerStatistics()
+        var nextID = 0
+        var stepObserver: (@Sendable (Int) -> Void)?
+    }
+
+    let transformer: Transformer
+    let pool: KVBlockPool
+    let policy: SchedulerPolicy
+    let shared = Locked(Shared())
+
+    let batch: StepBatch
+    /// Running sequences, oldest first.
+    var running: [ScheduledSequence] = []
+    /// Sequences waiting for admission, oldest first.
+    var waiting: [ScheduledSequence] = []
+    /// Rows each running sequence takes in the step being built (same order as `running`).
+    var plannedRows: [Int] = []
+    /// The sequence of each segment of the step.
+    var stepSequences: [ScheduledSequence?] = []
+    /// Caller-driven sequences that received logits in the last step.
+    var lastDelivered: [CallerChannel] = []
+    var stats = SchedulerStatistics()
+    /// Prompt chunks at least this long take the prompt (sgemm) path.
+    let promptPathRows: Int
+    let maxBlocks: Int
+
+    init(model: Model, configuration: TransformerConfiguration, policy: SchedulerPolicy) throws(EngineError) {
+        try policy.validate()
+        var config = configuration
+        config.maxBatch = policy.rowsPerStep
+        transformer = try Transformer(model: model, configuration: config)
+        let c = model.config
+        let context = transformer.contextLength
+        maxBlocks = (context + policy.blockSize - 1) / policy.blockSize
+        let budget = policy.kvBudgetBytes
+            ?? 2 * c.blockCount * c.kvLength * configuration.kvCacheType.elementSize * maxBlocks * policy.blockSize
+                * policy.maxSequences
+        let blocks = KVBlockPool.blockCount(budgetBytes: budget, type: configuration.kvCacheType, layers: c.blockCount,
+                                            kvLength: c.kvLength, blockSize: policy.blockSize)
+        guard blocks >= maxBlocks else {
+            throw .invalidConfiguration("a KV budget of \(budget) bytes holds \(blocks * policy.blockSize) positions, less than one context of \(context)")
+        }
+        pool = try KVBlockPool(type: configuration.kvCacheType, layers: c.blockCount, kvLength: c.kvLength,
+                               blockSize: policy.blockSize, blockCount: blocks)
+        self.policy = policy
+        batch = StepBatch(rows: policy.rowsPerStep, segments: policy.maxSequences)
+        running.reserveCapacity(policy.maxSequences)
+        lastDelivered.reserveCapacity(policy.maxSequences)
+        plannedRows = Array(repeating: 0, count: policy.maxSequences)
+        stepSequences = Array(repeating: nil, count: policy.maxSequences)
+        promptPathRows = Int(loom_blas_min_batch())
+    }
+
+    /// The checks a prompt passes before it is queued.
+    func validate(_ prompt: [Int32]) throws(EngineError) {
+        guard !prompt.isEmpty else { throw .emptyBatch }
+        let context = transformer.contextLength
+        guard prompt.count <= context else { throw .contextLimitExceeded(contextSize: context, tokenCount: prompt.count) }
+        let vocabulary = transformer.model.config.vocabularySize
+        for t in prompt where t < 0 || Int(t) >= vocabulary {
+            throw .tokenOutOfRange(id: Int(t), vocabularySize: vocabulary)
+        }
+    }
+
+    /// Queues a sequence and wakes the thread.
+    func submit(prompt: [Int32], cancellation: CancellationFlag, timeout: Duration?, reusePrefix: Bool,
+                driver: ScheduledSequence.Driver) {
+        let deadline = timeout.map { Self.now() &+ UInt64(max(0, $0.components.seconds)) * 1_000_000_000
+            &+ UInt64(max(0, $0.components.attoseconds / 1_000_000_000)) }
+        shared.withLockSignalling { state in
+            let sequence = ScheduledSequence(id: state.nextID, prompt: prompt, context: transformer.contextLength,
+                                             maxBlocks: maxBlocks, cancellation: cancellation, deadline: deadline,
+                                             driver: driver, reusesPrefix: reusePrefix)
+            state.nextID += 1
+            state.submitted.append(sequence)
+        }
+    }
+
+    /// Wakes the thread to look at its sequences again.
+    func poke() { shared.withLockSignalling { $0.events &+= 1 } }
+
+    /// Monotonic nanoseconds.
+    static func now() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+
+    // MARK: - Thread
+
+    /// Starts the scheduler thread; false if it could not be created.
+    func start() -> Bool {
+        shared.withLock { $0.threadRunning = true }
+        let started = DedicatedThread.start(stackSize: 8 << 20) { [self] in self.run() }
+        if !started { shared.withLock { $0.threadRunning = false } }
+        return started
+    }
+
+    /// Ends every sequence (`.cancelled`), stops the thread and waits for it.
+    func stop() {
+        shared.withLockSignalling { $0.stopping = true }
+        shared.wait(until: { !$0.threadRunning }) { _, _ in }
+    }
+
+    private func run() {
+        var seenEvents = 0
+        while true {
+            let runnable = hasRunnableWork()
+            // Sleep when nothing can run; wake on any event. With sequences in flight, wake at
+            // least every 50 ms for cancellation flags and deadlines raised without an event.
+            let (incoming, stopping) = shared.wait(
+                until: { runnable || $0.stopping || !$0.submitted.isEmpty || $0.events != seenEvents },
+                timeoutNanoseconds: (running.isEmpty && waiting.isEmpty) ? nil : 50_000_000
+            ) { state, _ in
+                seenEvents = state.events
+                // Swapped out, not copied: an empty queue costs no allocation per step.
+                var taken: [ScheduledSequence] = []
+                if !state.submitted.isEmpty { swap(&taken, &state.submitted) }
+                return (taken, state.stopping)
+            }
+            if stopping { break }
+            if !incoming.isEmpty { waiting.append(contentsOf: incoming) }
+            step()
+            waitForCallers(seenEvents: &seenEvents)
+            publishStatistics()
+        }
+        let leftovers = shared.withLock { state in
+            let taken = state.submitted
+            state.submitted.removeAll()
+            return taken
+        }
+        waiting.append(contentsOf: leftovers)
+        for s in running + waiting { end(s, reason: .cancelled, error: .cancelled) }
+        running.removeAll()
+        waiting.removeAll()
+        publishStatistics()
+        shared.withLockSignalling { $0.threadRunning = false }
+    }
+
+    /// After a step that gave logits to caller-driven sequences, waits up to the policy's window
+    /// for them to answer, so a guided sequence joins the very next step instead of every other.
+    private func waitForCallers(seenEvents: inout Int) {
+        guard !lastDelivered.isEmpty, policy.callerWindowMicroseconds > 0 else { return }
+        let deadline = Self.now() + UInt64(policy.callerWindowMicroseconds) * 1000
+        while callersStillThinking() {
+            let now = Self.now()
+            guard now < deadline else { return }
+            let seen = seenEvents
+            seenEvents = shared.wait(until: { $0.events != seen || $0.stopping }, timeoutNanoseconds: deadline - now) {
+                state, _ in state.events
+            }
+        }
+    }
+
+    func publishStatistics() {
+        var s = stats
+        s.running = running.count
+        s.waiting = waiting.count
+        s.pool = pool.statistics
+        shared.withLock { $0.statistics = s }
+    }
+}

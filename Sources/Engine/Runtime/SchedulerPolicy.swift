@@ -1,0 +1,51 @@
+/// How a `Scheduler` shares its forward passes between sequences.
+///
+/// Every step evaluates one row for each decoding sequence (up to `maxSequences`) plus prompt
+/// chunks of sequences still reading their prompt, up to `maxPrefillTokensPerStep` prompt
+/// tokens. A prompt is always cut into the same chunks of `prefillChunk` tokens, whatever else
+/// runs, so a sequence's arithmetic — and so its logits and tokens — does not depend on its
+/// neighbours; the per-step budget only decides how many chunks share a step, which bounds how
+/// much a long prompt arriving delays the streams already running.
+public struct SchedulerPolicy: Sendable, Equatable, Codable {
+    /// Sequences that run together (each decodes one row per step); more wait in a queue.
+    public var maxSequences: Int
+    /// Prompt tokens of one sequence evaluated in one step.
+    public var prefillChunk: Int
+    /// Prompt tokens evaluated in one step across sequences (at least `prefillChunk`).
+    public var maxPrefillTokensPerStep: Int
+    /// Positions per KV block.
+    public var blockSize: Int
+    /// Bytes of keys and values for the whole pool; nil: `maxSequences` full contexts. At least
+    /// one full context, so any prompt that fits the context can run.
+    public var kvBudgetBytes: Int?
+    /// How long a step waits for sequences whose callers are choosing their next token from the
+    /// last step's logits (guided generation), before stepping without them.
+    public var callerWindowMicroseconds: Int
+
+    /// A policy; the defaults decode 8 sequences together with 64-token prompt chunks.
+    public init(maxSequences: Int = 8, prefillChunk: Int = 64, maxPrefillTokensPerStep: Int = 64, blockSize: Int = 16,
+                kvBudgetBytes: Int? = nil, callerWindowMicroseconds: Int = 2000) {
+        self.maxSequences = maxSequences
+        self.prefillChunk = prefillChunk
+        self.maxPrefillTokensPerStep = maxPrefillTokensPerStep
+        self.blockSize = blockSize
+        self.kvBudgetBytes = kvBudgetBytes
+        self.callerWindowMicroseconds = callerWindowMicroseconds
+    }
+
+    /// Checks the values against each other.
+    func validate() throws(EngineError) {
+        guard maxSequences > 0 else { throw .invalidConfiguration("maxSequences \(maxSequences) must be positive") }
+        guard prefillChunk > 0 else { throw .invalidConfiguration("prefillChunk \(prefillChunk) must be positive") }
+        guard maxPrefillTokensPerStep >= prefillChunk else {
+            throw .invalidConfiguration("maxPrefillTokensPerStep \(maxPrefillTokensPerStep) is below prefillChunk \(prefillChunk)")
+        }
+        guard blockSize > 0 else { throw .invalidConfiguration("blockSize \(blockSize) must be positive") }
+        guard callerWindowMicroseconds >= 0 else {
+            throw .invalidConfiguration("callerWindowMicroseconds \(callerWindowMicroseconds) must not be negative")
+        }
+    }
+
+    /// Most rows one step can hold.
+    var rowsPerStep: Int { maxSequences + maxPrefillTokensPerStep }
+}

@@ -1,0 +1,95 @@
+import CTensor
+
+/// The rows of one scheduler step: every sequence's tokens for this forward pass, where their
+/// keys and values go in the KV pool, and which rows need logits.
+///
+/// Rows are grouped by sequence into segments (one `loom_attention_segment` each). Segments that
+/// take the fused integer products come first (`fusedRowCount` rows: decode tokens, generated
+/// runs, short prompt chunks); long prompt chunks follow, each multiplied on its own through the
+/// prompt path. Which path a segment takes depends only on that segment, so a sequence's
+/// arithmetic never depends on what else shares the step.
+///
+/// Buffers are allocated once for the scheduler's largest step and reused: building a step
+/// allocates nothing.
+final class StepBatch {
+    /// Most rows a step may hold.
+    let rowCapacity: Int
+    /// Most segments (sequences) a step may hold.
+    let segmentCapacity: Int
+
+    /// Token of each row `[rows]`.
+    let tokens: UnsafeMutablePointer<Int32>
+    /// Logical position of each row in its sequence `[rows]`.
+    let positions: UnsafeMutablePointer<Int32>
+    /// Pool row that receives each row's keys and values `[rows]`.
+    let kvRows: UnsafeMutablePointer<Int32>
+    /// Per segment: rows, first position and block table.
+    let segments: UnsafeMutablePointer<loom_attention_segment>
+    /// Per segment: whether it runs through the prompt (sgemm) path.
+    let promptPath: UnsafeMutablePointer<Bool>
+    /// Rows whose logits the step computes, in order `[logitCount]`.
+    let logitRows: UnsafeMutablePointer<Int32>
+
+    /// Rows filled.
+    private(set) var rowCount = 0
+    /// Segments filled.
+    private(set) var segmentCount = 0
+    /// Rows of the fused segments (rows `0..<fusedRowCount`).
+    private(set) var fusedRowCount = 0
+    /// Logit rows requested.
+    private(set) var logitCount = 0
+
+    init(rows: Int, segments: Int) {
+        rowCapacity = rows
+        segmentCapacity = segments
+        tokens = .allocate(capacity: rows)
+        positions = .allocate(capacity: rows)
+        kvRows = .allocate(capacity: rows)
+        logitRows = .allocate(capacity: rows)
+        self.segments = .allocate(capacity: segments)
+        promptPath = .allocate(capacity: segments)
+        promptPath.initialize(repeating: false, count: segments)
+    }
+
+    deinit {
+        tokens.deallocate()
+        positions.deallocate()
+        kvRows.deallocate()
+        logitRows.deallocate()
+        segments.deallocate()
+        promptPath.deallocate()
+    }
+
+    /// Empties the step.
+    func reset() {
+        rowCount = 0
+        segmentCount = 0
+        fusedRowCount = 0
+        logitCount = 0
+    }
+
+    /// Rows still free.
+    var freeRows: Int { rowCapacity - rowCount }
+
+    /// Appends a segment of `count` rows at positions `start...` of a sequence whose block table
+    /// is `table`; returns its index. Fused segments must all be added before prompt-path ones.
+    func addSegment(start: Int, count: Int, table: UnsafePointer<Int32>, promptPath prompt: Bool) -> Int {
+        precondition(segmentCount < segmentCapacity && rowCount + count <= rowCapacity)
+        precondition(prompt || rowCount == fusedRowCount, "fused segments come first")
+        let index = segmentCount
+        segments[index] = loom_attention_segment(row: Int64(rowCount), n_tokens: Int64(count), pos0: Int64(start),
+                                                 block_table: table)
+        promptPath[index] = prompt
+        rowCount += count
+        if !prompt { fusedRowCount = rowCount }
+        segmentCount += 1
+        return index
+    }
+
+    /// Asks for the logits of the last row of segment `index`.
+    func requestLastLogits(segment index: Int) {
+        let s = segments[index]
+        logitRows[logitCount] = Int32(s.row + s.n_tokens - 1)
+        logitCount += 1
+    }
+}
