@@ -11,7 +11,7 @@ struct GuidedSetup {
 
     init(schemaPath: String, model: Model, tokenizer: Tokenizer?, threads: Int, kv: KVCacheType, tokens: Int) throws {
         guard let tokenizer else { throw RuntimeError("--schema needs the model's tokenizer") }
-        let schema = try JSONValue(parsing: readFile(schemaPath))
+        let schema = try JSONValue(parsing: FileInput.text(schemaPath))
         let grammar = try Grammar(jsonSchema: schema, options: JSONSchemaOptions())
         matcher = GrammarMatcher(grammar: grammar, vocabulary: GrammarVocabulary(tokenizer: tokenizer))
         prompt = tokenizer.encode("Answer with one JSON object.\n", addBOS: true)

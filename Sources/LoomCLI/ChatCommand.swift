@@ -5,9 +5,6 @@ import Grammar
 import LocalBackend
 import LoomSupport
 import Provider
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `loom chat`: a streaming conversation through `LanguageModelSession` and `LocalLanguageModel`,
 /// the same path an app takes. Interactive on a terminal; with piped stdin each line is one turn.
@@ -208,7 +205,7 @@ final class ChatLoop: Sendable {
 
     /// Loads a JSON Schema and checks that Loom can enforce it before any turn uses it.
     func setSchema(path: String) throws {
-        let text = try readFile(path)
+        let text = try FileInput.text(path)
         do {
             _ = try Grammar(jsonSchema: text)
         } catch {

@@ -63,9 +63,9 @@ enum GrammarCommand: LoomCommand {
             if let path = args.value("schema") {
                 var options = JSONSchemaOptions()
                 options.lenient = args.has("lenient")
-                grammar = try Grammar(jsonSchema: try readFile(path), options: options)
+                grammar = try Grammar(jsonSchema: try FileInput.text(path), options: options)
             } else if let path = args.value("gbnf") {
-                grammar = try Grammar(gbnf: try readFile(path))
+                grammar = try Grammar(gbnf: try FileInput.text(path))
             } else {
                 grammar = try Grammar(regex: args.value("regex")!)
             }
@@ -75,20 +75,6 @@ enum GrammarCommand: LoomCommand {
         for w in grammar.warnings { StandardError.line("warning: \(w)") }
         StandardOutput.write(grammar.description)
     }
-}
-
-/// Reads a whole file as UTF-8 text.
-func readFile(_ path: String) throws -> String {
-    guard let f = fopen(path, "rb") else { throw RuntimeError("cannot open \(path)") }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&buf, 1, buf.count, f)
-        if n <= 0 { break }
-        bytes.append(contentsOf: buf[0..<n])
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// CPU time of the calling thread in nanoseconds: on a shared machine wall time includes other

@@ -8,7 +8,7 @@ import LoomJSON
 extension GrammarReplay {
     static func loadSuite(_ path: String) throws -> [Item] {
         var items: [Item] = []
-        for line in try readFile(path).split(separator: "\n") where !line.isEmpty {
+        for line in try FileInput.text(path).split(separator: "\n") where !line.isEmpty {
             guard case .object(let row) = try JSONValue(parsing: String(line)), let schema = row["schema"] else { continue }
             var cases: [Case] = []
             if case .array(let ts) = row["tests"] ?? .array([]) {
@@ -43,7 +43,7 @@ extension GrammarReplay {
         files += listDirectory(dir + "/optional/format").filter { $0.hasSuffix(".json") }.map { dir + "/optional/format/" + $0 }
         var items: [Item] = []
         for f in files {
-            guard case .array(let groups) = try JSONValue(parsing: try readFile(f)) else { continue }
+            guard case .array(let groups) = try JSONValue(parsing: try FileInput.text(f)) else { continue }
             for g in groups {
                 guard case .object(let o) = g, let schema = o["schema"], case .array(let ts) = o["tests"] ?? .array([]) else { continue }
                 let cases = ts.compactMap { t -> Case? in
@@ -68,7 +68,7 @@ extension GrammarReplay {
             for e in listDirectory(path) {
                 let r = rel.isEmpty ? e : rel + "/" + e
                 if e.hasSuffix(".json") {
-                    out["http://localhost:1234/" + r] = try JSONValue(parsing: try readFile(remotes + "/" + r))
+                    out["http://localhost:1234/" + r] = try JSONValue(parsing: try FileInput.text(remotes + "/" + r))
                 } else if !e.contains(".") {
                     try walk(r)
                 }

@@ -3,11 +3,6 @@ import Foundation
 import HTTPServer
 import LocalBackend
 import Provider
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `loom serve`: a model behind an OpenAI-compatible Chat Completions server.
 ///

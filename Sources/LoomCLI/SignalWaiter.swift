@@ -3,11 +3,6 @@
 // A classic self-pipe: the C signal handler only write(2)s the signal number (async-signal-safe)
 // and a dedicated thread reads it. (Dispatch signal sources need the signal blocked in every
 // thread, which cannot be arranged once the cooperative pool's threads have started.)
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import LoomSupport
 

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ChatTemplate
 import Engine
 import LoomJSON
@@ -57,7 +52,7 @@ enum TemplateCommand: LoomCommand {
         var source: String?
         var bos = "", eos = ""
         if let path = args.value("template") {
-            source = try readText(path)
+            source = try FileInput.text(path)
         } else {
             let file = try GGUFFile(path: args.modelPath)
             source = file.chatTemplateSource(named: args.value("template-name"))
@@ -130,29 +125,9 @@ enum TemplateCommand: LoomCommand {
 
     private static func readJSON(_ path: String) throws -> JSONValue {
         do {
-            return try JSONValue(parsing: try readBytes(path))
+            return try JSONValue(parsing: try FileInput.bytes(path))
         } catch let error as JSONParseError {
             throw RuntimeError("\(path): \(error)")
         }
-    }
-
-    private static func readText(_ path: String) throws -> String {
-        String(decoding: try readBytes(path), as: UTF8.self)
-    }
-
-    private static func readBytes(_ path: String) throws -> [UInt8] {
-        guard let f = fopen(path, "rb") else { throw RuntimeError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, f)
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-            if n < chunk.count {
-                if ferror(f) != 0 { throw RuntimeError("cannot read \(path)") }
-                break
-            }
-        }
-        return bytes
     }
 }

@@ -42,23 +42,19 @@ extension SchedulerCore {
 
     private func absorbEvents() {
         let now = Self.now()
-        var i = running.count - 1
-        while i >= 0 {
-            let s = running[i]
-            if let (reason, error) = endCondition(s, now: now) {
-                running.remove(at: i)
-                end(s, reason: reason, error: error)
+        // Running sequences, then waiting ones (which hold no blocks), newest first so removals
+        // keep the indices still to visit.
+        for pass in 0..<2 {
+            let inQueue = pass == 1
+            var i = (inQueue ? waiting.count : running.count) - 1
+            while i >= 0 {
+                let s = inQueue ? waiting[i] : running[i]
+                if let (reason, error) = endCondition(s, now: now) {
+                    if inQueue { waiting.remove(at: i) } else { running.remove(at: i) }
+                    end(s, reason: reason, error: error)
+                }
+                i -= 1
             }
-            i -= 1
-        }
-        i = waiting.count - 1
-        while i >= 0 {
-            let s = waiting[i]
-            if let (reason, error) = endCondition(s, now: now) {
-                waiting.remove(at: i)
-                end(s, reason: reason, error: error)
-            }
-            i -= 1
         }
     }
 
