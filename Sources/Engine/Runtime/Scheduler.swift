@@ -92,7 +92,7 @@ public final class Scheduler: @unchecked Sendable {
     /// act after a given unit of work.
     public var stepObserver: (@Sendable (Int) -> Void)? {
         get { core.shared.withLock { $0.stepObserver } }
-        set { core.shared.withLock { $0.stepObserver = newValue } }
+        set { core.shared.withLockSignalling { $0.stepObserver = newValue; $0.events &+= 1 } }
     }
 
     /// Counters since the scheduler started.

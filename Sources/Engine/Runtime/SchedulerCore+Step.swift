@@ -34,7 +34,7 @@ extension SchedulerCore {
             }
             return
         }
-        if let observer = shared.withLock({ $0.stepObserver }) { observer(stats.steps) }
+        if let observer = stepObserver { observer(stats.steps) }
         finishStep(logits)
     }
 

@@ -43,6 +43,9 @@ final class SchedulerCore: @unchecked Sendable {
     /// Caller-driven sequences that received logits in the last step.
     var lastDelivered: [CallerChannel] = []
     var stats = SchedulerStatistics()
+    /// The thread's copy of `Shared.stepObserver`, taken at every wake-up (reading a closure
+    /// out of the lock in the step itself would box it: an allocation per step).
+    var stepObserver: (@Sendable (Int) -> Void)?
     /// Prompt chunks at least this long take the prompt (sgemm) path.
     let promptPathRows: Int
     let maxBlocks: Int
@@ -136,6 +139,7 @@ final class SchedulerCore: @unchecked Sendable {
                 timeoutNanoseconds: (running.isEmpty && waiting.isEmpty) ? nil : 50_000_000
             ) { state, _ in
                 seenEvents = state.events
+                stepObserver = state.stepObserver
                 // Swapped out, not copied: an empty queue costs no allocation per step.
                 var taken: [ScheduledSequence] = []
                 if !state.submitted.isEmpty { swap(&taken, &state.submitted) }
