@@ -196,6 +196,30 @@ struct SchedulerTests {
         #expect(scheduler.statistics.pool.blocksInUse == 0)
     }
 
+    @Test("A passed deadline ends a sampled stream and a caller-driven sequence with the typed error")
+    func deadlines() async throws {
+        let model = try Self.load(SharedData.defaultModel)
+        let scheduler = try Self.scheduler(model, context: 256)
+        let prompt = Self.prompt(8, vocabulary: model.config.vocabularySize, salt: 4)
+        // Filling the context takes hundreds of steps, far longer than a millisecond: the
+        // deadline comes first, whatever the machine.
+        let stream = try scheduler.generate(prompt: prompt, sampling: .greedy, maxTokens: 10_000,
+                                            timeout: .milliseconds(1))
+        await #expect(throws: EngineError.deadlineExceeded) { _ = try await Self.collect(stream) }
+        let session = try scheduler.open(prompt: prompt, timeout: .milliseconds(1))
+        let ended = try await offPool { () -> EngineError? in
+            do {
+                _ = try session.logits()
+                for _ in 0..<10_000 { _ = try session.step(1) }
+                return nil
+            } catch let error as EngineError {
+                return error
+            }
+        }
+        #expect(ended == .deadlineExceeded)
+        #expect(scheduler.statistics.pool.blocksInUse == 0)
+    }
+
     @Test("A prompt longer than the context is refused before any compute")
     func oversizePrompt() throws {
         let model = try Self.load(SharedData.defaultModel)
