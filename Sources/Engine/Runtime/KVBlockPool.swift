@@ -74,6 +74,9 @@ public final class KVBlockPool {
     /// Least recently released first: cached blocks (no owner, content kept).
     private var lruPrev: [Int32], lruNext: [Int32]
     private var lruHead: Int32 = -1, lruTail: Int32 = -1
+    /// Blocks on the LRU list and blocks some sequence holds, kept as they change so the
+    /// counters the scheduler reads every step cost nothing to read.
+    private var cachedCount = 0, inUseCount = 0
     /// Full blocks by the hash of their whole prefix (capacity reserved for every block, so
     /// inserting never allocates).
     private var fullIndex: [UInt64: Int32] = [:]
@@ -125,19 +128,13 @@ public final class KVBlockPool {
     /// Counters since creation.
     public var statistics: Statistics {
         var s = stats
-        s.blocksInUse = refCount.reduce(0) { $0 + ($1 > 0 ? 1 : 0) }
-        var cached = 0, b = lruHead
-        while b >= 0 { cached += 1; b = lruNext[Int(b)] }
-        s.cachedBlocks = cached
+        s.blocksInUse = inUseCount
+        s.cachedBlocks = cachedCount
         return s
     }
 
     /// Blocks that could be handed out now (free or cached).
-    public var availableBlocks: Int {
-        var n = free.count, b = lruHead
-        while b >= 0 { n += 1; b = lruNext[Int(b)] }
-        return n
-    }
+    public var availableBlocks: Int { free.count + cachedCount }
 
     // MARK: - Ownership
 
@@ -156,6 +153,7 @@ public final class KVBlockPool {
             return nil
         }
         refCount[Int(block)] = 1
+        inUseCount += 1
         filled[Int(block)] = 0
         stats.allocations += 1
         return block
@@ -163,7 +161,10 @@ public final class KVBlockPool {
 
     /// One more owner of `block` (a sequence sharing a cached or another sequence's full block).
     func retain(_ block: Int32) {
-        if refCount[Int(block)] == 0 { unlinkLRU(block) }
+        if refCount[Int(block)] == 0 {
+            unlinkLRU(block)
+            inUseCount += 1
+        }
         refCount[Int(block)] += 1
     }
 
@@ -173,6 +174,7 @@ public final class KVBlockPool {
         precondition(refCount[b] > 0, "KV block \(block) released more often than held")
         refCount[b] -= 1
         guard refCount[b] == 0 else { return }
+        inUseCount -= 1
         if indexed[b] {
             linkLRU(block)
         } else {
@@ -317,6 +319,7 @@ public final class KVBlockPool {
         lruNext[b] = -1
         if lruTail >= 0 { lruNext[Int(lruTail)] = block } else { lruHead = block }
         lruTail = block
+        cachedCount += 1
     }
 
     private func unlinkLRU(_ block: Int32) {
@@ -326,5 +329,6 @@ public final class KVBlockPool {
         if n >= 0 { lruPrev[Int(n)] = p } else { lruTail = p }
         lruPrev[b] = -1
         lruNext[b] = -1
+        cachedCount -= 1
     }
 }

@@ -5,7 +5,7 @@
 extension SchedulerCore {
     /// Whether a step would do anything now.
     func hasRunnableWork() -> Bool {
-        if let head = waiting.first, running.count < policy.maxSequences, head.pending > 0, blocksToAdmit(head) != nil {
+        if let head = waiting.first, running.count < policy.maxSequences, head.pending > 0, admission(for: head) != nil {
             return true
         }
         for s in running where isRunnable(s) { return true }
@@ -112,23 +112,24 @@ extension SchedulerCore {
         }
     }
 
-    /// Blocks `s` needs beyond what it can share to evaluate all its tokens and one more, or nil
-    /// when the pool cannot give that many now.
-    private func blocksToAdmit(_ s: ScheduledSequence) -> Int? {
+    /// The reusable prefix of `s` when the pool can also give the blocks it needs beyond it to
+    /// evaluate all its tokens and one more; nil when it cannot now.
+    private func admission(for s: ScheduledSequence)
+        -> (shared: [Int32], hash: UInt64, partial: (block: Int32, count: Int)?)?
+    {
         let found = s.tokens.withUnsafeBufferPointer { pool.lookup($0, limit: s.reusesPrefix ? s.tokens.count - 1 : 0) }
         let positions = min(s.tokens.count + 1, transformer.contextLength)
         let fresh = (positions + policy.blockSize - 1) / policy.blockSize - found.shared.count
         // Shared blocks nobody holds are cached: holding them takes them out of the free space.
         let revived = found.shared.reduce(0) { $0 + (pool.owners(of: $1) == 0 ? 1 : 0) }
-        return pool.availableBlocks >= fresh + revived ? fresh : nil
+        return pool.availableBlocks >= fresh + revived ? found : nil
     }
 
     /// Gives `s` its reusable prefix (shared blocks, a copied partial block) and positions it
     /// after it; false when the pool cannot hold the rest of its tokens now.
     private func admit(_ s: ScheduledSequence) -> Bool {
-        guard blocksToAdmit(s) != nil else { return false }
+        guard let found = admission(for: s) else { return false }
         let bs = policy.blockSize
-        let found = s.tokens.withUnsafeBufferPointer { pool.lookup($0, limit: s.reusesPrefix ? s.tokens.count - 1 : 0) }
         for b in found.shared {
             pool.retain(b)
             s.table[s.blockCount] = b
