@@ -115,6 +115,10 @@ public struct SchedulerStatistics: Sendable, Equatable {
     public var preemptions = 0
     /// Sequences that ended (any reason).
     public var completed = 0
+    /// Times the thread woke from its housekeeping timer rather than an event while sequences
+    /// were in flight. Callers' tokens, new prompts and closes always wake it at once, so these
+    /// count only the idle checks for flags and deadlines raised without an event.
+    public var timerWakeups = 0
     /// Sequences running now.
     public var running = 0
     /// Sequences waiting for admission now.

@@ -131,13 +131,18 @@ final class SchedulerCore: @unchecked Sendable {
     private func run() {
         var seenEvents = 0
         while true {
+            // Take in what callers said first: a token submitted while `waitForCallers` waited
+            // is an event already seen, so only its inbox shows that the sequence can run.
+            absorbEvents()
             let runnable = hasRunnableWork()
             // Sleep when nothing can run; wake on any event. With sequences in flight, wake at
-            // least every 50 ms for cancellation flags and deadlines raised without an event.
+            // least every housekeeping interval for cancellation flags and deadlines raised without an event.
             let (incoming, stopping) = shared.wait(
                 until: { runnable || $0.stopping || !$0.submitted.isEmpty || $0.events != seenEvents },
-                timeoutNanoseconds: (running.isEmpty && waiting.isEmpty) ? nil : 50_000_000
-            ) { state, _ in
+                timeoutNanoseconds: (running.isEmpty && waiting.isEmpty)
+                    ? nil : UInt64(policy.housekeepingIntervalMicroseconds) * 1000
+            ) { state, met in
+                if !met { stats.timerWakeups += 1 }
                 seenEvents = state.events
                 stepObserver = state.stepObserver
                 // Swapped out, not copied: an empty queue costs no allocation per step.

@@ -21,16 +21,21 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// How long a step waits for sequences whose callers are choosing their next token from the
     /// last step's logits (guided generation), before stepping without them.
     public var callerWindowMicroseconds: Int
+    /// How often the thread wakes without an event while sequences are in flight, to see
+    /// cancellation flags raised and deadlines passed without telling it.
+    public var housekeepingIntervalMicroseconds: Int
 
     /// A policy; the defaults decode 8 sequences together with 64-token prompt chunks.
     public init(maxSequences: Int = 8, prefillChunk: Int = 64, maxPrefillTokensPerStep: Int = 64, blockSize: Int = 16,
-                kvBudgetBytes: Int? = nil, callerWindowMicroseconds: Int = 2000) {
+                kvBudgetBytes: Int? = nil, callerWindowMicroseconds: Int = 2000,
+                housekeepingIntervalMicroseconds: Int = 50_000) {
         self.maxSequences = maxSequences
         self.prefillChunk = prefillChunk
         self.maxPrefillTokensPerStep = maxPrefillTokensPerStep
         self.blockSize = blockSize
         self.kvBudgetBytes = kvBudgetBytes
         self.callerWindowMicroseconds = callerWindowMicroseconds
+        self.housekeepingIntervalMicroseconds = housekeepingIntervalMicroseconds
     }
 
     /// Checks the values against each other.
@@ -43,6 +48,9 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
         guard blockSize > 0 else { throw .invalidConfiguration("blockSize \(blockSize) must be positive") }
         guard callerWindowMicroseconds >= 0 else {
             throw .invalidConfiguration("callerWindowMicroseconds \(callerWindowMicroseconds) must not be negative")
+        }
+        guard housekeepingIntervalMicroseconds > 0 else {
+            throw .invalidConfiguration("housekeepingIntervalMicroseconds \(housekeepingIntervalMicroseconds) must be positive")
         }
     }
 

@@ -220,6 +220,27 @@ struct SchedulerTests {
         #expect(scheduler.statistics.pool.blocksInUse == 0)
     }
 
+    @Test("A caller's next token wakes the scheduler at once, not at its housekeeping timer")
+    func callerTokensWakeTheScheduler() async throws {
+        let model = try Self.load(SharedData.path("models/fixtures/synth-llama-q4_k_m.gguf"))
+        // A timer far longer than any step: a step that waited for it would show in the count
+        // (and take 20 s), whatever the machine's speed.
+        let scheduler = try Self.scheduler(model, policy: SchedulerPolicy(housekeepingIntervalMicroseconds: 20_000_000))
+        let prompt = Self.prompt(5, vocabulary: model.config.vocabularySize, salt: 3)
+        try await offPool {
+            let session = try scheduler.open(prompt: prompt)
+            var logits = try session.logits()
+            for _ in 0..<3 {
+                var best = 0
+                for i in logits.indices where logits[i] > logits[best] { best = i }
+                logits = try session.step(Int32(best))
+            }
+            session.close()
+        }
+        #expect(scheduler.statistics.steps >= 4)
+        #expect(scheduler.statistics.timerWakeups == 0)
+    }
+
     @Test("A prompt longer than the context is refused before any compute")
     func oversizePrompt() throws {
         let model = try Self.load(SharedData.defaultModel)
