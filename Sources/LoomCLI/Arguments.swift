@@ -70,6 +70,16 @@ struct Arguments {
         return v
     }
 
+    /// A comma-separated list of integers in `range` ("1,2,4,8"), or nil when absent.
+    func ints(_ option: String, in range: ClosedRange<Int>) throws(UsageError) -> [Int]? {
+        guard let raw = options[option] else { return nil }
+        let values = raw.split(separator: ",").map { Int($0.filter { $0 != " " }) }
+        guard !values.isEmpty, values.allSatisfy({ $0.map(range.contains) ?? false }) else {
+            throw UsageError("--\(option) expects a comma-separated list of integers from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
+        }
+        return values.compactMap { $0 }
+    }
+
     /// A floating-point option, or nil when absent.
     func double(_ option: String) throws(UsageError) -> Double? {
         guard let raw = options[option] else { return nil }

@@ -26,9 +26,9 @@ enum BenchCommand: LoomCommand {
             let args = try Arguments(Array(arguments.dropFirst()), flags: ["json"],
                                      options: ["isa", "size-mb", "rows", "model"], aliases: ["m": "model"])
             if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            if let rows = args.value("rows") {
+            if let rows = try args.ints("rows", in: 1...256) {
                 if let isa = args.value("isa") { try BenchKernels.selectTier(isa) }
-                try BenchKernelsBatch.run(args, rows: BenchKernelsBatch.rowCounts(rows))
+                try BenchKernelsBatch.run(args, rows: rows)
                 return
             }
             if args.value("model") != nil { throw UsageError("-m/--model goes with --rows") }

@@ -24,15 +24,6 @@ enum BenchKernelsBatch {
         let matrixMs: Double
     }
 
-    /// Parses "1,8" into row counts.
-    static func rowCounts(_ raw: String) throws -> [Int] {
-        let counts = raw.split(separator: ",").map { Int($0.filter { $0 != " " }) }
-        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 256 }) else {
-            throw UsageError("--rows expects a comma-separated list of row counts from 1 to 256, got '\(raw)'")
-        }
-        return counts.compactMap { $0 }
-    }
-
     static func run(_ args: Arguments, rows: [Int]) throws {
         let file = try GGUFFile(path: args.modelPath)
         let description = try ModelDescription(file: file)

@@ -10,6 +10,7 @@ enum BenchModel {
     static let usage = """
         usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16] [--engine E]
                           [--schema FILE] [--prefix N [--turns T] [--no-prefix-reuse]] [--json]
+               loom bench [-m MODEL] --concurrency N[,N…] [--prompt-tokens N] [--tg N] [-t N] [--reps R] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --pp N             prompt tokens evaluated as one batch (default 512)
           --tg N             tokens generated from an empty context (default 128)
@@ -26,24 +27,47 @@ enum BenchModel {
                              and that of a new sequence sharing the prefix's KV blocks
           --turns T          turns of that conversation (default 2)
           --no-prefix-reuse  evaluate every turn's prompt cold (the baseline)
+          --concurrency N,…  instead: for each N, N sequences with distinct --prompt-tokens-token
+                             prompts (default 64) submitted together to one scheduler, each
+                             generating --tg tokens (greedy, sampled in the scheduler); aggregate
+                             tok/s (all tokens over the wall time from submission to the last
+                             one), inter-token latency and time to first token p50/p99, peak RSS,
+                             KV pool bytes; --reps runs per level (default 3)
           --json             {"model", "threads", "engine", "pp": {"tokens", "tok_s": {"median", "min", "max"}},
                              "tg": {…}, "ttft_ms": {…}, "weight_bytes_per_token", "weight_gbps",
                              "read_bandwidth_gbps", "peak_rss_mb", "isa", "blas_core"}, plus
                              "guided": {"tokens", "tok_s", "unconstrained_tok_s", "forced_share"} with
                              --schema; with --prefix: {"model", "threads", "engine", "prefix_tokens",
                              "turns", "prefix_reuse", "prompt_tokens", "cached_tokens", "ttft_ms",
-                             "restored_cached_tokens", "restored_ttft_ms", "isa"}
+                             "restored_cached_tokens", "restored_ttft_ms", "isa"}; with --concurrency:
+                             {"model", "threads", "prompt_tokens", "tg", "reps", "isa", "concurrency":
+                             [{"n", "agg_tok_s", "itl_ms": {"p50", "p99"}, "ttft_ms": {"p50", "p99"},
+                             "peak_rss_mb", "kv_bytes"}]}
 
         """
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, flags: ["json", "no-prefix-reuse"],
-                                 options: ["model", "pp", "tg", "threads", "reps", "kv", "engine", "schema", "prefix", "turns"],
+                                 options: ["model", "pp", "tg", "threads", "reps", "kv", "engine", "schema", "prefix", "turns",
+                                           "concurrency", "prompt-tokens"],
                                  aliases: ["m": "model", "t": "threads"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         let settings = try Settings(args)
         let model = try ModelStore.shared.model(path: args.modelPath)
         let file = args.modelPath.split(separator: "/").last.map(String.init) ?? args.modelPath
+        if let levels = try args.ints("concurrency", in: 1...256) {
+            guard args.value("prefix") == nil, args.value("schema") == nil, args.value("engine") == nil,
+                  args.value("pp") == nil else {
+                throw UsageError("--concurrency goes with --prompt-tokens, --tg, --reps, -t and --kv only")
+            }
+            let promptTokens = try args.int("prompt-tokens", default: 64)
+            guard promptTokens >= 1 else { throw UsageError("--prompt-tokens must be positive") }
+            try await BenchConcurrency.run(model: model, file: file, levels: levels, promptTokens: promptTokens,
+                                           tokens: settings.tg, reps: args.value("reps") == nil ? 3 : settings.reps,
+                                           threads: settings.threads, kv: settings.kv, json: args.has("json"))
+            return
+        }
+        if args.value("prompt-tokens") != nil { throw UsageError("--prompt-tokens goes with --concurrency") }
         if let prefix = try args.int("prefix") {
             let turns = try args.int("turns", default: 2)
             guard prefix >= 1, turns >= 2 else { throw UsageError("--prefix must be positive and --turns at least 2") }
