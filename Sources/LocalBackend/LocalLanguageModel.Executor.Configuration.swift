@@ -30,7 +30,7 @@ extension LocalLanguageModel.Executor {
         public var grammar: JSONSchemaOptions
         /// Per-request deadline.
         public var timeout: Duration?
-        /// Total KV-cache bytes of the engines; nil for `LocalLanguageModel.defaultKVCacheEngines` engines.
+        /// Bytes of the shared KV block pool; nil for `LocalLanguageModel.defaultConcurrentSequences` full contexts.
         public var kvCacheBudget: Int?
 
         /// The configuration of `model`, reading the file's size and modification time now.

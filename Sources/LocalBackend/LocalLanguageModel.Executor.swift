@@ -7,9 +7,9 @@ import LoomSupport
 import Provider
 
 extension LocalLanguageModel {
-    /// Runs a `LocalLanguageModel`: holds the shared weights, the tokenizer, the chat template, a
-    /// pool of engines (one generation per engine at a time) and compiled schemas — shared with
-    /// every other executor of an equal configuration.
+    /// Runs a `LocalLanguageModel`: holds the shared weights, the tokenizer, the chat template,
+    /// the scheduler that decodes every request's sequence in shared forward passes over one KV
+    /// pool, and compiled schemas — shared with every other executor of an equal configuration.
     ///
     /// Compute runs on dedicated threads, never on Swift's cooperative pool; cancelling the
     /// calling task stops it within one token.
@@ -41,6 +41,13 @@ extension LocalLanguageModel {
         public var configuration: Configuration { runtime.configuration }
         /// What this executor's model supports (the vocabulary and template are known here).
         public var capabilities: LanguageModelCapabilities { runtime.capabilities }
+        /// Bytes of the KV block pool shared by every sequence of this configuration.
+        public var kvCacheBytes: Int { runtime.scheduler.kvCacheBytes }
+        /// Sequences the scheduler decodes together; more requests wait for admission.
+        public var maxConcurrentSequences: Int { runtime.scheduler.policy.maxSequences }
+        /// The scheduler's counters: steps, rows, admissions, preemptions, and the KV pool's
+        /// blocks and prefix hits.
+        public var schedulerStatistics: SchedulerStatistics { runtime.scheduler.statistics }
 
         var weights: Engine.Model { runtime.weights }
         var tokenizer: Tokenizer { runtime.tokenizer }

@@ -29,9 +29,9 @@ public struct LocalLanguageModel: LanguageModel {
     public var url: URL
     /// The engine variant.
     public var variant: Variant
-    /// KV cache positions per engine (prompt plus response).
+    /// KV positions of one sequence (prompt plus response).
     public var contextSize: Int
-    /// Kernel threads per engine.
+    /// Kernel threads of the model's forward passes.
     public var threads: Int
     /// KV cache element type.
     public var kvCacheType: KVCacheType
@@ -40,24 +40,30 @@ public struct LocalLanguageModel: LanguageModel {
     /// How JSON Schemas are compiled into grammars.
     public var grammar: JSONSchemaOptions
     /// The longest a single `respond` may run before it throws `LanguageModelError.timeout`;
-    /// nil never times out. The time a request spends waiting for an engine counts.
+    /// nil never times out. The time a request spends waiting for admission counts.
     public var timeout: Duration?
-    /// Total bytes the KV caches of this model's engines may reserve at once, across every
-    /// session with an equal configuration; nil means `defaultKVCacheEngines` engines' worth.
+    /// Bytes of the KV block pool that every sequence of this model shares (one pool per
+    /// configuration, across every session with an equal configuration); nil means
+    /// `defaultConcurrentSequences` full contexts.
     ///
-    /// Each concurrent request needs an engine, and each engine reserves a KV cache of
-    /// 2 × layers × `contextSize` × KV width × element size bytes (SmolLM2-135M at 2048
-    /// positions in F16: 45 MiB; a 7B model with 8 KV heads: 256 MiB). Idle engines count
-    /// against the budget. A request that finds no idle engine and no room for a new one waits —
-    /// without blocking a thread, in arrival order, cancellably, within `timeout` — until another
-    /// request gives an engine back. A budget smaller than one engine makes every request throw
-    /// `LocalLanguageModelError.kvCacheBudgetTooSmall` before any compute. The prefix cache
-    /// (64 MiB) and the weights are outside this budget.
+    /// One scheduler runs every request of the model: the sequences it admits decode together in
+    /// shared forward passes, and it admits as many as the pool holds full contexts of
+    /// `contextSize` positions (2 × layers × `contextSize` × KV width × element size bytes each:
+    /// SmolLM2-135M at 2048 positions in F16 is 45 MiB; a 7B model with 8 KV heads, 256 MiB).
+    /// Blocks a sequence does not fill stay free for others, and blocks holding a finished
+    /// prompt stay cached for the next request that starts the same way until the pool needs
+    /// them. A request past the admitted number waits — without blocking a thread, in arrival
+    /// order, cancellably, within `timeout` — for a running one to end. A budget smaller than one
+    /// full context makes every request throw `LocalLanguageModelError.kvCacheBudgetTooSmall`
+    /// before any compute. The weights are outside this budget.
     public var kvCacheBudget: Int?
 
-    /// Engines the default KV budget admits (`kvCacheBudget == nil`): enough to overlap a few
-    /// requests; more concurrent requests than cores gain no throughput.
-    public static let defaultKVCacheEngines = 4
+    /// Sequences the default KV budget admits at once (`kvCacheBudget == nil`).
+    public static let defaultConcurrentSequences = 4
+
+    /// The former name of `defaultConcurrentSequences`.
+    @available(*, deprecated, renamed: "defaultConcurrentSequences")
+    public static var defaultKVCacheEngines: Int { defaultConcurrentSequences }
 
     /// Describes a model in the GGUF file at `url`. Nothing is read until a session uses it.
     public init(url: URL, variant: Variant = .automatic, contextSize: Int = 2048, threads: Int = 2,
@@ -96,12 +102,12 @@ public struct LocalLanguageModel: LanguageModel {
         Executor.Configuration(model: self)
     }
 
-    /// The KV-cache bytes one engine of this model reserves (keys and values, every layer, every
-    /// position of `contextSize`, at `kvCacheType`): the unit of `kvCacheBudget`. Reads the
-    /// file's header (mapping the weights once, shared with later executors).
+    /// The KV bytes one full-context sequence of this model takes (keys and values, every
+    /// layer, every position of `contextSize`, at `kvCacheType`): the unit of `kvCacheBudget`.
+    /// Reads the file's header (mapping the weights once, shared with later executors).
     /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable or malformed file,
     ///   `.invalidConfiguration` when the size overflows.
-    public func kvCacheBytesPerEngine() throws -> Int {
+    public func kvCacheBytesPerSequence() throws -> Int {
         let weights: Engine.Model
         do {
             weights = try ModelStore.shared.model(path: url.path)
@@ -110,4 +116,8 @@ public struct LocalLanguageModel: LanguageModel {
         }
         return try LocalRuntime.kvCacheBytes(config: weights.config, configuration: executorConfiguration)
     }
+
+    /// The former name of `kvCacheBytesPerSequence()`.
+    @available(*, deprecated, renamed: "kvCacheBytesPerSequence")
+    public func kvCacheBytesPerEngine() throws -> Int { try kvCacheBytesPerSequence() }
 }

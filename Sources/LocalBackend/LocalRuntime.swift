@@ -158,7 +158,7 @@ final class LocalRuntime: Sendable {
         let model = weights
         let variant = configuration.variant
         let engineBytes = try Self.kvCacheBytes(config: weights.config, configuration: configuration)
-        let budget = configuration.kvCacheBudget ?? engineBytes.multipliedReportingOverflow(by: LocalLanguageModel.defaultKVCacheEngines).partialValue
+        let budget = configuration.kvCacheBudget ?? engineBytes.multipliedReportingOverflow(by: LocalLanguageModel.defaultConcurrentSequences).partialValue
         guard budget >= engineBytes else {
             throw LocalLanguageModelError.kvCacheBudgetTooSmall(budget: budget, engineBytes: engineBytes)
         }

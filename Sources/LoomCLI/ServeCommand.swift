@@ -23,15 +23,15 @@ enum ServeCommand: LoomCommand {
           --api-key KEY      require 'Authorization: Bearer KEY' (default: $LOOM_API_KEY, else none)
           --alias NAME       the model id clients send (default: the file name without .gguf;
                              the file name itself is accepted as well)
-          --parallel N       generations running at once (default 1)
+          --parallel N       sequences decoded together in each forward pass (default 1)
           --queue N          requests waiting for a slot before 429 (default 8)
           --max-body BYTES   largest request body (default 8388608) → 413
           --timeout S        seconds per request, queueing and streaming included (default 600; 0 = none)
           --engine E         sequential, pipelined or automatic (default automatic)
           -t, --threads N    kernel threads (default 2)
           -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
-          --kv-budget MIB    memory the KV caches may reserve at once (default: one engine per
-                             --parallel slot, and at least 4); requests past it wait for an engine
+          --kv-budget MIB    bytes of the KV block pool all sequences share (default: --parallel
+                             full contexts, and at least 4); past what it holds, requests wait
           --quiet            no per-request log lines on stderr
 
         Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health.
@@ -47,7 +47,7 @@ enum ServeCommand: LoomCommand {
         var engine: LocalLanguageModel.Variant
         var contextSize: Int
         var threads: Int
-        /// Bytes for the KV caches; nil: one engine per parallel slot (at least the model's default).
+        /// Bytes of the KV block pool; nil: a full context per parallel sequence (at least the model's default).
         var kvCacheBudget: Int?
     }
 
@@ -103,15 +103,15 @@ enum ServeCommand: LoomCommand {
     }
 
     /// The only LocalLanguageModel-specific code: the model behind the server.
-    /// Without `--kv-budget`, the KV budget admits an engine for every parallel slot, so that
-    /// `--parallel` above the model's default engine count is not silently capped by it.
+    /// Without `--kv-budget`, the KV pool holds a full context for every parallel sequence, so
+    /// that `--parallel` above the model's default is not silently capped by the pool.
     static func makeModel(_ settings: ModelSettings, parallel: Int) throws -> any LanguageModel {
         var model = LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
                                        threads: settings.threads)
         if let budget = settings.kvCacheBudget {
             model.kvCacheBudget = budget
-        } else if parallel > LocalLanguageModel.defaultKVCacheEngines {
-            let (bytes, overflow) = try model.kvCacheBytesPerEngine().multipliedReportingOverflow(by: parallel)
+        } else if parallel > LocalLanguageModel.defaultConcurrentSequences {
+            let (bytes, overflow) = try model.kvCacheBytesPerSequence().multipliedReportingOverflow(by: parallel)
             guard !overflow else { throw UsageError("--parallel \(parallel) needs more KV memory than can be addressed") }
             model.kvCacheBudget = bytes
         }

@@ -48,19 +48,19 @@ import Testing
         #expect(Self.model(budget: nil).executorConfiguration != Self.model(budget: 4 * bytes).executorConfiguration)
         let executor = try LocalLanguageModel.Executor(configuration: Self.model(budget: nil).executorConfiguration)
         #expect(executor.pool.engineBytes == bytes)
-        #expect(executor.pool.budgetBytes == LocalLanguageModel.defaultKVCacheEngines * bytes)
-        #expect(executor.pool.capacity == LocalLanguageModel.defaultKVCacheEngines)
+        #expect(executor.pool.budgetBytes == LocalLanguageModel.defaultConcurrentSequences * bytes)
+        #expect(executor.pool.capacity == LocalLanguageModel.defaultConcurrentSequences)
         // The formula the budget uses is what an engine's cache really reserves, and what the
         // public unit for sizing a budget reports.
         let engine = try await executor.pool.borrow(for: [])
         #expect(engine.kvCacheBytes == bytes)
         executor.pool.giveBack(engine)
-        #expect(try Self.model(budget: nil).kvCacheBytesPerEngine() == bytes)
+        #expect(try Self.model(budget: nil).kvCacheBytesPerSequence() == bytes)
         var wider = Self.model(budget: nil)
         wider.contextSize = 2 * Self.context
-        #expect(try wider.kvCacheBytesPerEngine() == 2 * bytes)
+        #expect(try wider.kvCacheBytesPerSequence() == 2 * bytes)
         #expect(throws: LocalLanguageModelError.self) {
-            try LocalLanguageModel(path: "/nonexistent/model.gguf").kvCacheBytesPerEngine()
+            try LocalLanguageModel(path: "/nonexistent/model.gguf").kvCacheBytesPerSequence()
         }
     }
 
