@@ -1,12 +1,11 @@
 import CTensor
 import Engine
-import Grammar
 import LoomJSON
 import LoomSupport
 
 /// The engine-level measurements of `loom bench`: token generation through either engine (the
-/// consumer detokenizing each token, as a service would), guided generation under a JSON Schema,
-/// and second-turn time to first token with and without prefix reuse.
+/// consumer detokenizing each token, as a service would) and second-turn time to first token with
+/// and without prefix reuse.
 enum BenchGeneration {
     /// tg through an engine: a one-token prompt, then greedy generation of `tokens` tokens (no stop
     /// tokens) from an empty context; the consumer detokenizes every token. Seconds per run.
@@ -21,57 +20,6 @@ enum BenchGeneration {
         guard n == tokens else { throw RuntimeError("generation stopped after \(n) of \(tokens) tokens") }
         _ = text
         return seconds
-    }
-
-    /// Guided tg: greedy generation under the schema's token masks through the sequential engine.
-    /// Tokens the grammar forces (a single allowed token) are collected into runs and evaluated as
-    /// one batch (`force`). When the document completes, the matcher restarts so that the run
-    /// lasts `tokens` tokens. Returns seconds and how many tokens were forced.
-    static func guidedSeconds(engine: SequentialEngine, matcher: GrammarMatcher, prompt: [Int32], tokens: Int)
-        throws -> (seconds: Double, forced: Int)
-    {
-        let vocab = engine.model.config.vocabularySize
-        let sampler = try Sampler(vocabularySize: vocab, parameters: .greedy)
-        let words = matcher.maskWordCount
-        let mask = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: words)
-        defer { mask.deallocate() }
-        var pending: [Int32] = []
-        pending.reserveCapacity(tokens)
-        matcher.reset()
-        var produced = 0, forced = 0
-        let t0 = loom_now_seconds()
-        try engine.prefill(prompt, reusePrefix: false)
-        var logits = engine.logits
-        while produced < tokens {
-            matcher.mask(into: mask)
-            var allowed = 0, only = -1
-            for w in 0..<words where mask[w] != 0 {
-                allowed += mask[w].nonzeroBitCount
-                only = w * 64 + mask[w].trailingZeroBitCount
-            }
-            if allowed == 1 && !matcher.vocabulary.isEndOfGeneration(only) {
-                // Forced: no logits needed; evaluate the run in one batch when it ends.
-                matcher.accept(token: only)
-                pending.append(Int32(only))
-                produced += 1
-                forced += 1
-                continue
-            }
-            if !pending.isEmpty {
-                logits = try engine.force(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
-            guard let t = sampler.sample(logits, mask: UnsafePointer(mask.baseAddress)) else { throw RuntimeError("no token allowed by the schema") }
-            if matcher.vocabulary.isEndOfGeneration(Int(t)) {
-                matcher.reset()
-                continue
-            }
-            matcher.accept(token: Int(t))
-            produced += 1
-            if produced < tokens { logits = try engine.step(t) }
-        }
-        if !pending.isEmpty { _ = try engine.force(pending) }
-        return (loom_now_seconds() - t0, forced)
     }
 
     /// One multi-turn conversation: turn 1 is the `prefix` plus a question, answered with

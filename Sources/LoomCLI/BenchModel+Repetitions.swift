@@ -7,13 +7,15 @@ extension BenchModel {
         var ppRates: [Double] = [], tgRates: [Double] = [], ttfts: [Double] = []
         /// Guided tg and unconstrained tg with the same prompt (`--schema` only).
         var guidedRates: [Double] = [], plainRates: [Double] = []
-        /// Share of guided tokens the grammar forced (the last repetition's).
+        /// Share of guided tokens the grammar forced, and the guided output's tokens (the last
+        /// repetition's).
         var forcedShare = 0.0
+        var guidedTokens = 0
     }
 
     /// One warm-up and `reps` measured repetitions of pp (with the TTFT token), tg through the
     /// chosen engine and, with a schema, guided tg; pp and tg each start from an empty cache.
-    static func measure(model: Model, _ settings: Settings, schemaPath: String?, json: Bool) async throws -> Samples {
+    static func measure(model: Model, modelPath: String, _ settings: Settings, schemaPath: String?, json: Bool) async throws -> Samples {
         let (pp, tg, threads, kv) = (settings.pp, settings.tg, settings.threads, settings.kv)
         let context = max(pp + 1, tg + 1)
         guard context <= model.config.contextLength else {
@@ -30,8 +32,8 @@ extension BenchModel {
         // (each owns its kernel threads; only one runs at a time).
         let generator = try BenchEngine(kind: settings.engine, model: model, configuration: TransformerConfiguration(
             threads: threads, maxBatch: 64, contextLength: tg + 1, kvCacheType: kv))
-        let guided = try schemaPath.map { try GuidedSetup(schemaPath: $0, model: model, tokenizer: tokenizer,
-                                                          threads: threads, kv: kv, tokens: tg) }
+        let guided = try schemaPath.map { try BenchGuided(schemaPath: $0, modelPath: modelPath, threads: threads, kv: kv,
+                                                          tokens: tg) }
 
         var samples = Samples()
         var progress = Progress(json: json)
@@ -45,26 +47,20 @@ extension BenchModel {
             let t2 = loom_now_seconds()
             let tgSeconds = try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg,
                                                                        tokenizer: tokenizer)
-            let guidedRun = try guided.map { try guidedRepetition($0, tokens: tg) }
+            var guidedRun: (guided: Double, free: Double, tokens: Int, forced: Int)?
+            if let guided { guidedRun = try await guided.repetition() }
             if rep == 0 { continue }  // warm-up
             samples.ppRates.append(Double(pp) / (t1 - t0))
             samples.ttfts.append((t2 - t0) * 1000)
             samples.tgRates.append(Double(tg) / tgSeconds)
             if let guidedRun {
-                samples.guidedRates.append(Double(tg) / guidedRun.seconds)
-                samples.plainRates.append(Double(tg) / guidedRun.plain)
-                samples.forcedShare = Double(guidedRun.forced) / Double(tg)
+                samples.guidedRates.append(guidedRun.guided)
+                samples.plainRates.append(guidedRun.free)
+                samples.forcedShare = Double(guidedRun.forced) / Double(max(guidedRun.tokens, 1))
+                samples.guidedTokens = guidedRun.tokens
             }
         }
         progress.clear()
         return samples
-    }
-
-    /// Guided tg, then unconstrained tg with the same prompt on the same engine.
-    private static func guidedRepetition(_ guided: GuidedSetup, tokens tg: Int) throws -> (seconds: Double, forced: Int, plain: Double) {
-        let g = try BenchGeneration.guidedSeconds(engine: guided.engine, matcher: guided.matcher, prompt: guided.prompt, tokens: tg)
-        let t3 = loom_now_seconds()
-        try guided.engine.generate(prompt: guided.prompt, sampling: .greedy, maxTokens: tg, reusePrefix: false) { _ in }
-        return (g.seconds, g.forced, loom_now_seconds() - t3)
     }
 }

@@ -45,7 +45,7 @@ extension BenchModel {
         ]
         if !samples.guidedRates.isEmpty {
             fields.append(("guided", .object(JSONObject([
-                ("tokens", .number(JSONNumber(tg))), ("tok_s", stats(samples.guidedRates)),
+                ("tokens", .number(JSONNumber(samples.guidedTokens))), ("tok_s", stats(samples.guidedRates)),
                 ("unconstrained_tok_s", stats(samples.plainRates)), ("forced_share", .number(JSONNumber(samples.forcedShare))),
             ]))))
         }

@@ -1,0 +1,57 @@
+import Engine
+import Foundation
+import LocalBackend
+import LoomJSON
+import Provider
+
+/// Guided tg through the path `loom run --schema` and every service take: a
+/// `LanguageModelSession` on a `LocalLanguageModel` (automatic variant) asked for the schema's
+/// JSON greedily, so the session's generation loop runs as users run it — a token mask every
+/// sampled step, grammar-forced runs evaluated as one batch, closing before the budget ends —
+/// until the document is complete. Beside it, free text with the same prompt, as many tokens,
+/// sampled inside the scheduler as free requests are. Rates count tokens after the first, so
+/// prompt evaluation stays out of them.
+struct BenchGuided {
+    let model: LocalLanguageModel
+    let schema: GenerationSchema
+    let maximumTokens: Int
+    static let prompt = "Answer with one JSON object."
+
+    init(schemaPath: String, modelPath: String, threads: Int, kv: KVCacheType, tokens: Int) throws {
+        schema = try GenerationSchema(jsonSchema: JSONValue(parsing: FileInput.text(schemaPath)))
+        model = LocalLanguageModel(path: modelPath, variant: .automatic, contextSize: 512 + tokens, threads: threads,
+                                   kvCacheType: kv)
+        maximumTokens = tokens
+    }
+
+    /// One repetition: guided and free tokens per second, the guided output's tokens and how many
+    /// of them the grammar forced.
+    func repetition() async throws -> (guided: Double, free: Double, tokens: Int, forced: Int) {
+        let guided = try await LanguageModelSession(model: model).respond(
+            to: Self.prompt, schema: schema, includeSchemaInPrompt: false,
+            options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: maximumTokens))
+        let tokens = Self.outputTokens(guided.transcriptEntries)
+        let free = try await LanguageModelSession(model: model).respond(
+            to: Self.prompt, options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: max(tokens, 2)))
+        guard let guidedRate = Self.double(guided.transcriptEntries, "tokensPerSecond"),
+              let freeRate = Self.double(free.transcriptEntries, "tokensPerSecond"), guidedRate > 0, freeRate > 0 else {
+            throw RuntimeError("guided bench: a response too short to time (under two tokens)")
+        }
+        return (guidedRate, freeRate, tokens, Int(Self.double(guided.transcriptEntries, "forcedTokens") ?? 0))
+    }
+
+    private static func metadata(_ entries: ArraySlice<Transcript.Entry>) -> [String: GeneratedContent] {
+        for entry in entries.reversed() { if case .response(let r) = entry { return r.metadata } }
+        return [:]
+    }
+
+    private static func double(_ entries: ArraySlice<Transcript.Entry>, _ key: String) -> Double? {
+        guard case .number(let n)? = metadata(entries)[key]?.jsonValue else { return nil }
+        return Double(n.description)
+    }
+
+    private static func outputTokens(_ entries: ArraySlice<Transcript.Entry>) -> Int {
+        for entry in entries.reversed() { if case .response(let r) = entry { return r.usage?.output.totalTokenCount ?? 0 } }
+        return 0
+    }
+}
