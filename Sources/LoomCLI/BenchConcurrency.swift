@@ -114,8 +114,9 @@ enum BenchConcurrency {
         return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 
-    static func report(file: String, threads: Int, promptTokens: Int, tokens: Int, reps: Int, isa: String,
-                       _ levels: [Level]) -> JSONValue {
+    /// The `--json` document; `promptTokens` nil (guided levels: rendered prompts) leaves it out.
+    static func report(file: String, threads: Int, promptTokens: Int?, schema: String? = nil, tokens: Int, reps: Int,
+                       isa: String, _ levels: [Level]) -> JSONValue {
         func number(_ x: Double) -> JSONValue { .number(JSONNumber((x * 100).rounded() / 100)) }
         func pair(_ p: (p50: Double, p99: Double)) -> JSONValue {
             .object(JSONObject([("p50", number(p.p50)), ("p99", number(p.p99))]))
@@ -127,16 +128,18 @@ enum BenchConcurrency {
                 ("peak_rss_mb", number(l.peakRSSMegabytes)), ("kv_bytes", .number(JSONNumber(l.kvBytes))),
             ]))
         }
-        return .object(JSONObject([
-            ("model", .string(file)), ("threads", .number(JSONNumber(threads))),
-            ("prompt_tokens", .number(JSONNumber(promptTokens))), ("tg", .number(JSONNumber(tokens))),
-            ("reps", .number(JSONNumber(reps))), ("isa", .string(isa)), ("concurrency", .array(rows)),
-        ]))
+        var fields: [(String, JSONValue)] = [("model", .string(file)), ("threads", .number(JSONNumber(threads)))]
+        if let promptTokens { fields.append(("prompt_tokens", .number(JSONNumber(promptTokens)))) }
+        if let schema { fields.append(("schema", .string(schema))) }
+        fields += [("tg", .number(JSONNumber(tokens))), ("reps", .number(JSONNumber(reps))), ("isa", .string(isa)),
+                   ("concurrency", .array(rows))]
+        return .object(JSONObject(fields))
     }
 
-    static func table(file: String, threads: Int, promptTokens: Int, tokens: Int, isa: String, _ levels: [Level]) -> String {
+    static func table(file: String, threads: Int, promptTokens: Int?, tokens: Int, isa: String, _ levels: [Level]) -> String {
         let f = BenchModel.format
-        var out = "\(file): \(promptTokens)-token prompts, \(tokens) tokens each, \(threads) threads, \(isa)\n"
+        let prompts = promptTokens.map { "\($0)-token prompts" } ?? "rendered chat prompts"
+        var out = "\(file): \(prompts), up to \(tokens) tokens each, \(threads) threads, \(isa)\n"
         out += "n     agg tok/s  vs n=\(levels.first?.n ?? 1)  ITL p50/p99 ms   TTFT p50/p99 ms   peak RSS MB  KV MB\n"
         let base = levels.first?.aggregateTokensPerSecond ?? 1
         for l in levels {

@@ -10,7 +10,7 @@ enum BenchModel {
     static let usage = """
         usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16] [--engine E]
                           [--schema FILE] [--prefix N [--turns T] [--no-prefix-reuse]] [--json]
-               loom bench [-m MODEL] --concurrency N[,N…] [--prompt-tokens N] [--tg N] [-t N] [--reps R] [--json]
+               loom bench [-m MODEL] --concurrency N[,N…] [--schema FILE] [--prompt-tokens N] [--tg N] [-t N] [--reps R] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --pp N             prompt tokens evaluated as one batch (default 512)
           --tg N             tokens generated from an empty context (default 128)
@@ -19,9 +19,10 @@ enum BenchModel {
           --kv T             KV cache element type (default f32)
           --engine E         sequential (default) or pipelined: tg runs through that engine's
                              generation loop (greedy; the consumer detokenizes each token)
-          --schema FILE      also measure guided tg: greedy generation under the JSON Schema's
-                             token masks (sequential engine; forced runs evaluated as one batch),
-                             beside unconstrained tg with the same prompt
+          --schema FILE      also measure guided tg: a session asked for the schema's JSON greedily
+                             (the path of loom run --schema: a mask every sampled token, forced
+                             runs as one batch) until the document is complete, beside free
+                             text of as many tokens with the same prompt; tok/s after the first
           --prefix N         instead of pp/tg: a conversation whose turn 1 is an N-token shared
                              prefix plus a question; reports the last turn's time to first token,
                              and that of a new sequence sharing the prefix's KV blocks
@@ -32,7 +33,9 @@ enum BenchModel {
                              generating --tg tokens (greedy, sampled in the scheduler); aggregate
                              tok/s (all tokens over the wall time from submission to the last
                              one), inter-token latency and time to first token p50/p99, peak RSS,
-                             KV pool bytes; --reps runs per level (default 3)
+                             KV pool bytes; --reps runs per level (default 3). With --schema: N
+                             sessions asked for the schema's JSON greedily at once (the guided
+                             path users take; ITL per sequence: its mean between updates)
           --json             {"model", "threads", "engine", "pp": {"tokens", "tok_s": {"median", "min", "max"}},
                              "tg": {…}, "ttft_ms": {…}, "weight_bytes_per_token", "weight_gbps",
                              "read_bandwidth_gbps", "peak_rss_mb", "isa", "blas_core"}, plus
@@ -56,14 +59,21 @@ enum BenchModel {
         let model = try ModelStore.shared.model(path: args.modelPath)
         let file = args.modelPath.split(separator: "/").last.map(String.init) ?? args.modelPath
         if let levels = try args.ints("concurrency", in: 1...256) {
-            guard args.value("prefix") == nil, args.value("schema") == nil, args.value("engine") == nil,
-                  args.value("pp") == nil else {
-                throw UsageError("--concurrency goes with --prompt-tokens, --tg, --reps, -t and --kv only")
+            guard args.value("prefix") == nil, args.value("engine") == nil, args.value("pp") == nil else {
+                throw UsageError("--concurrency goes with --schema, --prompt-tokens, --tg, --reps, -t and --kv only")
+            }
+            let reps = args.value("reps") == nil ? 3 : settings.reps
+            if let schema = args.value("schema") {
+                if args.value("prompt-tokens") != nil { throw UsageError("--prompt-tokens does not go with --schema (prompts are rendered chat)") }
+                try await BenchConcurrency.runGuided(modelPath: args.modelPath, file: file, schemaPath: schema, levels: levels,
+                                                     tokens: settings.tg, reps: reps, threads: settings.threads,
+                                                     kv: settings.kv, json: args.has("json"))
+                return
             }
             let promptTokens = try args.int("prompt-tokens", default: 64)
             guard promptTokens >= 1 else { throw UsageError("--prompt-tokens must be positive") }
             try await BenchConcurrency.run(model: model, file: file, levels: levels, promptTokens: promptTokens,
-                                           tokens: settings.tg, reps: args.value("reps") == nil ? 3 : settings.reps,
+                                           tokens: settings.tg, reps: reps,
                                            threads: settings.threads, kv: settings.kv, json: args.has("json"))
             return
         }
@@ -78,7 +88,7 @@ enum BenchModel {
         }
         if args.has("no-prefix-reuse") || args.value("turns") != nil { throw UsageError("--turns and --no-prefix-reuse go with --prefix") }
 
-        let samples = try await measure(model: model, settings, schemaPath: args.value("schema"), json: args.has("json"))
+        let samples = try await measure(model: model, modelPath: args.modelPath, settings, schemaPath: args.value("schema"), json: args.has("json"))
         let machine = MachineFigures(model: model, threads: settings.threads)
         if args.has("json") {
             StandardOutput.write(jsonReport(file: file, settings, samples, machine).serialized() + "\n")
