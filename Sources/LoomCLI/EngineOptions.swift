@@ -27,6 +27,11 @@ enum EngineOptions {
 
     /// Builds a transformer with room for `positions` tokens (or `--context`).
     static func transformer(_ args: Arguments, model: Model, positions: Int) throws -> Transformer {
+        try Transformer(model: model, configuration: configuration(args, positions: positions))
+    }
+
+    /// The engine settings of `args`: `--kv`, `-t`, `--context` (default: `positions`).
+    static func configuration(_ args: Arguments, positions: Int) throws -> TransformerConfiguration {
         let kv: KVCacheType
         switch args.value("kv") ?? "f32" {
         case "f32": kv = .f32
@@ -37,8 +42,7 @@ enum EngineOptions {
         guard threads >= 1 else { throw UsageError("--threads must be at least 1") }
         let context = try args.int("context") ?? max(positions, 1)
         guard context >= 1 else { throw UsageError("--context must be positive") }
-        return try Transformer(model: model, configuration: TransformerConfiguration(
-            threads: threads, contextLength: context, kvCacheType: kv))
+        return TransformerConfiguration(threads: threads, contextLength: context, kvCacheType: kv)
     }
 
     /// A float as JSON, at full precision (shortest text that reads back as the same Float).

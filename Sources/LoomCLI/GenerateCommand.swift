@@ -60,30 +60,24 @@ enum GenerateCommand: LoomCommand {
         }
         guard !promptIDs.isEmpty else { throw UsageError("the prompt is empty") }
 
-        let transformer = try EngineOptions.transformer(args, model: model, positions: promptIDs.count + steps)
-        let cache = try transformer.makeCache()
+        // The one generation loop: a sequence on a scheduler, sampled inside its loop.
+        let configuration = try EngineOptions.configuration(args, positions: promptIDs.count + steps)
+        let scheduler = try Scheduler(model: model, configuration: configuration, policy: SchedulerPolicy(maxSequences: 1))
         let stop: Set<Int32> = args.has("ignore-eos") ? [] :
             Set(tokenizer?.endOfGenerationTokens ?? model.config.specialTokens.endOfGenerationIDs.map { Int32($0) })
         let json = args.has("json")
         var decoder = tokenizer.map { StreamingDecoder(tokenizer: $0) }
-        let sampler = try Sampler(vocabularySize: model.config.vocabularySize, parameters: parameters)
-        for id in promptIDs { sampler.accept(id) }
 
         var generated: [Int32] = []
         var text = ""
         var promptSeconds = 0.0, decodeSeconds = 0.0
         if steps > 0 {
             let t0 = monotonicSeconds()
-            var logits = try progress.during("evaluating the prompt (\(promptIDs.count) tokens)") {
-                try transformer.evaluate(promptIDs, cache: cache)
-            }
-            promptSeconds = monotonicSeconds() - t0
-            let t1 = monotonicSeconds()
-            defer { decodeSeconds = monotonicSeconds() - t1 }
-            while generated.count < steps {
-                guard let next = sampler.sample(logits) else { throw RuntimeError("no token can be sampled (all logits non-finite)") }
-                if stop.contains(next) { break }
-                sampler.accept(next)
+            let stream = try scheduler.generate(prompt: promptIDs, sampling: parameters, stopTokens: stop, maxTokens: steps,
+                                                reusePrefix: false)
+            var firstAt: Double?
+            for try await next in stream {
+                if firstAt == nil { firstAt = monotonicSeconds() }
                 generated.append(next)
                 if decoder != nil {
                     let piece = try decoder!.append(next)
@@ -92,9 +86,10 @@ enum GenerateCommand: LoomCommand {
                 } else if !json {
                     StandardOutput.write(generated.count == 1 ? "\(next)" : " \(next)")
                 }
-                if generated.count == steps { break }
-                logits = try transformer.decode(next, cache: cache)
             }
+            let end = monotonicSeconds()
+            promptSeconds = (firstAt ?? end) - t0
+            decodeSeconds = end - (firstAt ?? end)
         }
         if decoder != nil {
             let rest = decoder!.finish()
@@ -110,12 +105,12 @@ enum GenerateCommand: LoomCommand {
             StandardOutput.write("\n")
         }
         if args.has("timings") {
-            // Decode time covers sampling and every step after the prompt pass; the first
-            // generated token comes from the prompt pass, so it is not counted as decoded.
+            // The prompt time runs to the first token (the prompt pass and its sampling); decode
+            // time covers every step after it, so the first token is not counted as decoded.
             let decoded = max(generated.count - 1, 0)
             StandardError.line("prompt: \(promptIDs.count) tokens in \(ms(promptSeconds)) ms (\(rate(promptIDs.count, promptSeconds)) tok/s); "
                 + "decode: \(decoded) tokens in \(ms(decodeSeconds)) ms (\(rate(decoded, decodeSeconds)) tok/s); "
-                + "threads \(transformer.pool.threadCount)")
+                + "threads \(configuration.threads)")
         }
     }
 
