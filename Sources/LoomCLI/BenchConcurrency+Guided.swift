@@ -39,8 +39,9 @@ extension BenchConcurrency {
         }
         let isa = String(cString: loom_isa_name(loom_isa_active()))
         if json {
+            let weightBytes = (try? FileManager.default.attributesOfItem(atPath: modelPath)[.size] as? Int) ?? 0
             StandardOutput.write(report(file: file, threads: threads, promptTokens: nil, schema: schemaPath, tokens: tokens,
-                                        reps: reps, isa: isa, results).serialized() + "\n")
+                                        reps: reps, isa: isa, weightBytes: weightBytes, results).serialized() + "\n")
         } else {
             StandardOutput.write("guided by \(schemaPath)\n" + table(file: file, threads: threads, promptTokens: nil,
                                                                     tokens: tokens, isa: isa, results))

@@ -62,7 +62,7 @@ enum BenchConcurrency {
         let isa = String(cString: loom_isa_name(loom_isa_active()))
         if json {
             StandardOutput.write(report(file: file, threads: threads, promptTokens: promptTokens, tokens: tokens,
-                                        reps: reps, isa: isa, results).serialized() + "\n")
+                                        reps: reps, isa: isa, weightBytes: model.file.fileSize, results).serialized() + "\n")
         } else {
             StandardOutput.write(table(file: file, threads: threads, promptTokens: promptTokens, tokens: tokens,
                                        isa: isa, results))
@@ -116,7 +116,7 @@ enum BenchConcurrency {
 
     /// The `--json` document; `promptTokens` nil (guided levels: rendered prompts) leaves it out.
     static func report(file: String, threads: Int, promptTokens: Int?, schema: String? = nil, tokens: Int, reps: Int,
-                       isa: String, _ levels: [Level]) -> JSONValue {
+                       isa: String, weightBytes: Int, _ levels: [Level]) -> JSONValue {
         func number(_ x: Double) -> JSONValue { .number(JSONNumber((x * 100).rounded() / 100)) }
         func pair(_ p: (p50: Double, p99: Double)) -> JSONValue {
             .object(JSONObject([("p50", number(p.p50)), ("p99", number(p.p99))]))
@@ -132,7 +132,7 @@ enum BenchConcurrency {
         if let promptTokens { fields.append(("prompt_tokens", .number(JSONNumber(promptTokens)))) }
         if let schema { fields.append(("schema", .string(schema))) }
         fields += [("tg", .number(JSONNumber(tokens))), ("reps", .number(JSONNumber(reps))), ("isa", .string(isa)),
-                   ("concurrency", .array(rows))]
+                   ("mapped_weights_mb", number(Double(weightBytes) / 1_048_576)), ("concurrency", .array(rows))]
         return .object(JSONObject(fields))
     }
 

@@ -43,7 +43,7 @@ enum BenchModel {
                              --schema; with --prefix: {"model", "threads", "engine", "prefix_tokens",
                              "turns", "prefix_reuse", "prompt_tokens", "cached_tokens", "ttft_ms",
                              "restored_cached_tokens", "restored_ttft_ms", "isa"}; with --concurrency:
-                             {"model", "threads", "prompt_tokens", "tg", "reps", "isa", "concurrency":
+                             {"model", "threads", "prompt_tokens", "tg", "reps", "isa", "mapped_weights_mb", "concurrency":
                              [{"n", "agg_tok_s", "itl_ms": {"p50", "p99"}, "ttft_ms": {"p50", "p99"},
                              "peak_rss_mb", "kv_bytes"}]}
 
