@@ -67,7 +67,9 @@ let package = Package(
         // Test support only (never a dependency of a product): counts heap allocations of
         // opted-in threads by interposing malloc, for the zero-allocation decode tests.
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "CTensorTests", dependencies: ["CTensor", "LoomSupport"]),
+        // Test support only: stops one thread in place, for the pool's busy-machine test.
+        .target(name: "ThreadFreezer", path: "Tests/ThreadFreezer"),
+        .testTarget(name: "CTensorTests", dependencies: ["CTensor", "LoomSupport", "ThreadFreezer"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
         .testTarget(name: "ChatTemplateTests", dependencies: ["LoomTestSupport", "ChatTemplate", "LoomJSON"]),
         .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "CTensor", "ChatTemplate", "LoomJSON", "LoomSupport"]),

@@ -3,8 +3,15 @@
 // A run publishes (fn, ctx), bumps `gen` and wakes sleepers; workers spin on `gen` for a short
 // while before sleeping on it (futex on Linux), so back-to-back operations of a forward pass
 // see wake-ups in well under a microsecond of spinning instead of a syscall round trip. The
-// caller works as thread 0 and then waits on `pending` the same way. The spin is bounded
-// because the machine may be shared: a sleeping pool must cost nothing.
+// spin is bounded because the machine may be shared: a sleeping pool must cost nothing.
+//
+// A run has one share per thread, and shares are claimed, not assigned: the caller and the
+// workers take share indices from one atomic word until none are left, then the caller waits
+// for the claimed ones to finish. On a busy machine a worker may not be scheduled for
+// milliseconds after its wake-up; with assigned shares every operation of a forward pass would
+// wait for it, while here the threads that are running do its share. Each index still runs
+// exactly once per run, by one thread at a time, so per-share scratch (indexed by `ith`) and
+// the arithmetic of every share are what they would be with a thread per share.
 #include "loom_pool.h"
 
 #include <errno.h>
@@ -39,7 +46,8 @@ struct loom_pool {
     loom_task_fn fn;
     void *ctx;
     _Atomic uint32_t gen;       // bumped once per run (and once to stop)
-    _Atomic uint32_t pending;   // workers (excluding the caller) still running this run
+    _Atomic uint64_t claim;     // (run generation << 32) | next unclaimed share of that run
+    _Atomic uint32_t pending;   // shares of this run not finished yet
     _Atomic int sleepers;       // workers blocked in futex_wait on gen
     _Atomic int caller_sleeping;
     _Atomic int stop;
@@ -48,7 +56,6 @@ struct loom_pool {
 
 struct worker_arg {
     loom_pool *pool;
-    int ith;
 };
 
 static inline void cpu_relax(void) {
@@ -90,6 +97,24 @@ static inline bool keep_spinning(spin_state *s, uint64_t budget_ns) {
     return t - s->start < budget_ns;
 }
 
+/// Claims the next share of run `g`: its index, or -1 when run g has none left (or is over).
+static inline int claim_share(loom_pool *pool, uint32_t g) {
+    uint64_t c = atomic_load_explicit(&pool->claim, memory_order_acquire);
+    for (;;) {
+        if ((uint32_t)(c >> 32) != g || (uint32_t)c >= (uint32_t)pool->n_threads) return -1;
+        if (atomic_compare_exchange_weak_explicit(&pool->claim, &c, c + 1, memory_order_acq_rel, memory_order_acquire))
+            return (int)(uint32_t)c;
+    }
+}
+
+/// Runs share `ith` of the current run and counts it finished (waking a sleeping caller).
+static inline void run_share(loom_pool *pool, int ith) {
+    pool->fn(pool->ctx, ith, pool->n_threads);
+    if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
+        if (atomic_load(&pool->caller_sleeping)) wake_all(&pool->pending);
+    }
+}
+
 static void *worker_main(void *p) {
     struct worker_arg *arg = p;
     loom_pool *pool = arg->pool;
@@ -110,10 +135,9 @@ static void *worker_main(void *p) {
         }
         seen = g;
         if (atomic_load_explicit(&pool->stop, memory_order_acquire)) return NULL;
-        pool->fn(pool->ctx, arg->ith, pool->n_threads);
-        if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
-            if (atomic_load(&pool->caller_sleeping)) wake_all(&pool->pending);
-        }
+        // A claim succeeds only while run g still has shares, so the caller is still inside
+        // run g and fn/ctx are g's (published before g's claim word).
+        for (int ith; (ith = claim_share(pool, g)) >= 0;) run_share(pool, ith);
     }
 }
 
@@ -174,6 +198,7 @@ loom_pool *loom_pool_create(int n_threads) {
         if (end && *end == 0 && us <= 1000000ull) pool->spin_ns = us * 1000ull;
     }
     atomic_init(&pool->gen, 0);
+    atomic_init(&pool->claim, (uint64_t)(uint32_t)n_threads);  // generation 0: no share left
     atomic_init(&pool->pending, 0);
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->caller_sleeping, 0);
@@ -189,7 +214,6 @@ loom_pool *loom_pool_create(int n_threads) {
         }
         for (int i = 1; i < n_threads; i++) {
             pool->args[i].pool = pool;
-            pool->args[i].ith = i;
             if (pthread_create(&pool->threads[i], NULL, worker_main, &pool->args[i]) != 0) {
                 // Stop the ones already started, then report failure.
                 pool->n_threads = i;
@@ -223,12 +247,17 @@ void loom_pool_run(loom_pool *pool, loom_task_fn fn, void *ctx) {
     }
     pool->fn = fn;
     pool->ctx = ctx;
-    atomic_store_explicit(&pool->pending, (uint32_t)(pool->n_threads - 1), memory_order_relaxed);
+    atomic_store_explicit(&pool->pending, (uint32_t)pool->n_threads, memory_order_relaxed);
+    // The caller is the only writer of gen between runs, so g is this run's generation.
+    const uint32_t g = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;
+    // Shares become claimable (release: after fn, ctx and pending) before workers are woken.
+    atomic_store_explicit(&pool->claim, (uint64_t)g << 32, memory_order_release);
     // seq_cst pairs with the sleepers announcement in worker_main.
     atomic_fetch_add(&pool->gen, 1);
     if (atomic_load(&pool->sleepers) > 0) wake_all(&pool->gen);
 
-    fn(ctx, 0, pool->n_threads);
+    // Share 0 first, as a thread of its own would; then whatever no worker has taken yet.
+    for (int ith; (ith = claim_share(pool, g)) >= 0;) run_share(pool, ith);
 
     spin_state spin = {0, 0};
     uint32_t left;

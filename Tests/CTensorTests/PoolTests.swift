@@ -1,8 +1,10 @@
 import CTensor
 import Foundation
+import LoomSupport
 import Testing
+import ThreadFreezer
 
-/// The worker pool runs every thread exactly once per dispatch; tests count work, never time.
+/// The worker pool runs every share exactly once per dispatch; tests count work, never time.
 @Suite(.timeLimit(.minutes(2))) struct PoolTests {
     /// Per-thread run counters plus a record of the `nth` every thread saw.
     final class Counters {
@@ -79,5 +81,65 @@ import Testing
             loom_pool_destroy(pool)
             #expect((0..<(1 + i % 4)).allSatisfy { counters.slots[$0] == 1 })
         }
+    }
+
+    /// A pool and a task context handed to the thread that runs them (the test waits for it).
+    struct UnsafeSendable: @unchecked Sendable {
+        let pool: OpaquePointer
+        let ctx: UnsafeMutableRawPointer
+    }
+
+    /// The threads that ran shares, in order.
+    final class ThreadLog: Sendable {
+        let threads = Locked<[pthread_t]>([])
+    }
+
+    /// Records the running thread, after a few microseconds of work so that spinning workers
+    /// get to claim shares.
+    static let recordThread: loom_task_fn = { ctx, _, _ in
+        let log = Unmanaged<ThreadLog>.fromOpaque(ctx!).takeUnretainedValue()
+        var x = 0.0
+        for i in 0..<20_000 { x += Double(i) }
+        log.threads.withLock { $0.append(loom_test_current_thread()) }
+        if x < 0 { print(x) }
+    }
+
+    /// A machine's other processes can keep a woken worker off the CPU for milliseconds; every
+    /// operation of a forward pass waiting for it would collapse the pool. A worker stopped in a
+    /// signal handler stands in for it: runs still complete (the threads that are running take
+    /// its share), every share still runs exactly once, and the thawed worker joins again.
+    @Test func aWorkerThatIsNotRunningDoesNotHoldUpARun() throws {
+        let threads = 3
+        #expect(loom_test_allow_freezing_children() == 0)
+        let pool = loom_pool_create(Int32(threads))!
+        loom_test_restore_signal_mask()
+        defer { loom_pool_destroy(pool) }
+        let log = ThreadLog()
+        let caller = loom_test_current_thread()
+        var worker: pthread_t?
+        for _ in 0..<1000 where worker == nil {
+            loom_pool_run(pool, Self.recordThread, Unmanaged.passUnretained(log).toOpaque())
+            worker = log.threads.withLock { $0.first { pthread_equal($0, caller) == 0 } }
+        }
+        let frozen = try #require(worker, "no worker ever ran a share")
+        #expect(loom_test_freeze_thread(frozen) == 0)
+        let counters = Counters(threads)
+        let ctx = Unmanaged.passUnretained(counters).toOpaque()
+        // The runs go on their own thread, so that a pool that does wait for the frozen worker
+        // fails this test (after a liveness bound far above 50 tiny runs) instead of hanging it.
+        let done = Locked(false)
+        let runs = UnsafeSendable(pool: pool, ctx: ctx)
+        #expect(DedicatedThread.start {
+            for _ in 1...50 { loom_pool_run(runs.pool, Self.count, runs.ctx) }
+            done.withLockSignalling { $0 = true }
+        })
+        let finished = done.wait(until: { $0 }, timeoutNanoseconds: 30_000_000_000) { value, _ in value }
+        #expect(finished, "runs did not complete while a worker was frozen")
+        loom_test_thaw_thread()
+        done.wait(until: { $0 }) { _, _ in }
+        for i in 0..<threads { #expect(counters.slots[i] == 50, "share \(i)") }
+        // Thawed, it goes back to waiting for runs; the next ones still run every share once.
+        for _ in 0..<50 { loom_pool_run(pool, Self.count, ctx) }
+        for i in 0..<threads { #expect(counters.slots[i] == 100) }
     }
 }
