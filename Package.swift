@@ -76,7 +76,7 @@ let package = Package(
         // local backend's model-free suites (tool-call dialects, parsers, grammars) live apart.
         .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "LocalBackendTests", dependencies: ["LoomTestSupport", "LocalBackend", "Provider", "Engine", "Grammar", "ChatTemplate", "LoomJSON"]),
-        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsTests", dependencies: ["LoomTestSupport", "ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         // The `loom` executable's own parts (signal handling), through @testable import.

@@ -3,6 +3,7 @@ import HTTPServer
 import LoomJSON
 import LoomSupport
 import Provider
+import LoomTestSupport
 import Testing
 import ChatCompletions
 
