@@ -154,8 +154,11 @@ final class HTTPConnection: @unchecked Sendable {
             return sendFull(refusal(404, .notFound, "No route for \(request.method) \(request.path)"), keepAlive: keepAlive)
         case .methodNotAllowed(let allowed):
             if let denied = authorizationFailure(request) { return sendFull(denied, keepAlive: keepAlive) }
-            let r = refusal(405, .methodNotAllowed, "Method \(request.method) not allowed for \(request.path)",
-                            headers: ["Allow": allowed.joined(separator: ", ")])
+            let allow = allowed.joined(separator: ", ")
+            var r = refusal(405, .methodNotAllowed, "Method \(request.method) not allowed for \(request.path)",
+                            headers: ["Allow": allow])
+            // RFC 9110 §15.5.6: a 405 must list the allowed methods, whatever the renderer sent.
+            r.headers.set("Allow", allow)
             return sendFull(r, keepAlive: keepAlive)
         }
         if !route.isPublic, let denied = authorizationFailure(request) { return sendFull(denied, keepAlive: keepAlive) }

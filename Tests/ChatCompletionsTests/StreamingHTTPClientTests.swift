@@ -104,10 +104,7 @@ private func post(_ url: URL, _ body: String = "{}") -> URLRequest {
                 .eventStream { w in
                     try await w.sendEvent("first")
                     do {
-                        while true {
-                            try Task.checkCancellation()
-                            try await Task.sleep(for: .milliseconds(2))
-                        }
+                        try await untilCancelled()
                     } catch {
                         producerCancelled.open()
                         throw error
@@ -136,10 +133,7 @@ private func post(_ url: URL, _ body: String = "{}") -> URLRequest {
                     try await w.sendEvent("first")
                     headSent.open()
                     do {
-                        while true {
-                            try Task.checkCancellation()
-                            try await Task.sleep(for: .milliseconds(2))
-                        }
+                        try await untilCancelled()
                     } catch {
                         producerCancelled.open()
                         throw error
@@ -174,7 +168,7 @@ private func post(_ url: URL, _ body: String = "{}") -> URLRequest {
     @Test func timeoutsAndTransportErrorsAreTyped() async throws {
         try await withLoopbackServer({ r in
             r.add("POST", "/hang") { _ in
-                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+                _ = try? await untilCancelled()
                 return .text("late")
             }
         }) { base in

@@ -308,7 +308,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         try await withServer(routes: { r in
             r.add("POST", "/gen") { _ in
                 started.open()
-                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+                _ = try? await untilCancelled()
                 cancelled.open()
                 return .text("never sent")
             }
@@ -333,10 +333,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
                     try await w.sendEvent("hello")
                     started.open()
                     do {
-                        while true {
-                            try Task.checkCancellation()
-                            try await Task.sleep(for: .milliseconds(2))
-                        }
+                        try await untilCancelled()
                     } catch {
                         cancelled.open()
                         throw error
@@ -360,7 +357,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         try await withServer({ $0.requestTimeout = .milliseconds(200) }, routes: { r in
             r.add("POST", "/gen") { _ in
                 started.open()
-                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+                _ = try? await untilCancelled()
                 cancelled.open()
                 return .text("late")
             }
@@ -507,7 +504,7 @@ private func echoRoutes(_ r: inout HTTPRouter) {
         var router = HTTPRouter()
         router.add("POST", "/gen") { _ in
             started.open()
-            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+            _ = try? await untilCancelled()
             cancelled.open()
             return .text("cancelled")
         }
