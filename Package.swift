@@ -74,8 +74,11 @@ let package = Package(
         .testTarget(name: "ChatTemplateTests", dependencies: ["LoomTestSupport", "ChatTemplate", "LoomJSON"]),
         .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "CTensor", "ChatTemplate", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar", "LoomJSON", "LoomSupport"]),
-        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LocalBackend", "Engine", "Grammar", "ChatTemplate", "LoomJSON", "LoomSupport"]),
-        .testTarget(name: "ChatCompletionsTests", dependencies: ["ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        // Test targets follow the module graph: ProviderTests sees only the framework, and the
+        // local backend's model-free suites (tool-call dialects, parsers, grammars) live apart.
+        .testTarget(name: "ProviderTests", dependencies: ["LoomTestSupport", "Provider", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "LocalBackendTests", dependencies: ["LoomTestSupport", "LocalBackend", "Provider", "Engine", "Grammar", "ChatTemplate", "LoomJSON"]),
+        .testTarget(name: "ChatCompletionsTests", dependencies: ["LoomTestSupport", "ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         // The `loom` executable's own parts (signal handling), through @testable import.

@@ -8,7 +8,8 @@
 //   options, tools and schema; anything the model cannot honour is a 400, never dropped.
 // - `ChatCompletionAssembler` — executor events → content, reasoning, tool calls, usage, deltas.
 // - `ChatCompletionsWireFormat` — the response JSON; `ChatCompletionsServiceError` — the error
-//   envelope and the `LanguageModelError` → HTTP status table.
+//   envelope (also for the HTTP server's own refusals) and the `LanguageModelError` → HTTP status
+//   table; `BearerKeyAuthorization` — the API key.
 
 /// Namespace marker for the module (see the file comment for its parts).
 public enum ChatCompletionsServerModule {}

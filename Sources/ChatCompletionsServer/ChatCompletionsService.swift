@@ -36,6 +36,8 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     public let ownedBy: String
     /// Unix seconds when the service was created (the model's `created`).
     public let created: Int
+    /// When set, every route but `/health` requires `Authorization: Bearer <apiKey>` (else 401).
+    public let apiKey: String?
 
     private enum LoadState {
         case idle
@@ -47,8 +49,9 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     private let state = Locked<LoadState>(.idle)
 
     /// A service for `model`; nothing is loaded until `load()`.
-    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom") {
+    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom", apiKey: String? = nil) {
         self.model = model
+        self.apiKey = apiKey
         self.modelID = modelID
         self.aliases = aliases
         self.ownedBy = ownedBy
@@ -95,8 +98,18 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         return router
     }
 
-    /// Adds the service's routes to `router`.
+    /// Adds the service's routes to `router` and makes the router's conventions OpenAI's: the
+    /// server's own refusals use the error envelope, and `apiKey` (when set) is required as a
+    /// Bearer token. A router carries one authorizer and one renderer, so these replace any
+    /// installed before.
     public func register(on router: inout HTTPRouter) {
+        router.refusalRenderer = { ChatCompletionsServiceError.response(for: $0) }
+        if let apiKey {
+            let authorization = BearerKeyAuthorization(key: apiKey)
+            router.authorizer = { authorization.refusal(for: $0) }
+        } else {
+            router.authorizer = nil
+        }
         router.add("POST", "/v1/chat/completions", limited: true) { [self] in await chatCompletions($0) }
         router.add("GET", "/v1/models", limited: false) { [self] _ in models() }
         router.add("GET", "/v1/models/\(modelID)", limited: false) { [self] _ in

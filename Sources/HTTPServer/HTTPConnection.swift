@@ -65,7 +65,7 @@ final class HTTPConnection: @unchecked Sendable {
             do {
                 if let request = try parser.next() { return request }
             } catch {
-                respondAndClose(Self.parseErrorResponse(error))
+                respondAndClose(server.router.refusalRenderer(HTTPServerRefusal(error)))
                 return nil
             }
             if parser.hasPartialRequest && requestDeadline == nil { requestDeadline = ContinuousClock.now + config.readTimeout }
@@ -82,7 +82,7 @@ final class HTTPConnection: @unchecked Sendable {
             if rc < 0 { return nil }
             if rc == 0 {
                 if partial {
-                    respondAndClose(.error(status: 408, message: "Timed out reading the request", type: "invalid_request_error", code: "request_timeout"))
+                    respondAndClose(refusal(408, .readTimedOut, "Timed out reading the request"))
                 }
                 return nil
             }
@@ -94,16 +94,10 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    static func parseErrorResponse(_ error: HTTPRequestParseError) -> HTTPResponse {
-        let code: String
-        switch error {
-        case .bodyTooLarge: code = "request_too_large"
-        case .headersTooLarge: code = "headers_too_large"
-        case .unsupportedTransferEncoding: code = "unsupported_transfer_encoding"
-        case .unsupportedVersion: code = "unsupported_http_version"
-        case .malformed: code = "malformed_request"
-        }
-        return .error(status: error.status, message: error.description, type: "invalid_request_error", code: code)
+    /// The router's rendering of a refusal the server makes itself.
+    private func refusal(_ status: Int, _ reason: HTTPServerRefusal.Reason, _ message: String,
+                         headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        server.router.refusalRenderer(HTTPServerRefusal(status: status, reason: reason, message: message, headers: headers))
     }
 
     private func respondAndClose(_ response: HTTPResponse) {
@@ -157,21 +151,22 @@ final class HTTPConnection: @unchecked Sendable {
             route = r
         case .notFound:
             if let denied = authorizationFailure(request) { return sendFull(denied, keepAlive: keepAlive) }
-            return sendFull(.error(status: 404, message: "No route for \(request.method) \(request.path)", type: "invalid_request_error", code: "not_found"), keepAlive: keepAlive)
+            return sendFull(refusal(404, .notFound, "No route for \(request.method) \(request.path)"), keepAlive: keepAlive)
         case .methodNotAllowed(let allowed):
             if let denied = authorizationFailure(request) { return sendFull(denied, keepAlive: keepAlive) }
-            var r = HTTPResponse.error(status: 405, message: "Method \(request.method) not allowed for \(request.path)", type: "invalid_request_error", code: "method_not_allowed")
-            r.headers.set("Allow", allowed.joined(separator: ", "))
+            let allow = allowed.joined(separator: ", ")
+            var r = refusal(405, .methodNotAllowed, "Method \(request.method) not allowed for \(request.path)",
+                            headers: ["Allow": allow])
+            // RFC 9110 §15.5.6: a 405 must list the allowed methods, whatever the renderer sent.
+            r.headers.set("Allow", allow)
             return sendFull(r, keepAlive: keepAlive)
         }
         if !route.isPublic, let denied = authorizationFailure(request) { return sendFull(denied, keepAlive: keepAlive) }
 
         let exchange = ResponseExchange(wake: wake)
         let admission = route.limited ? server.admission : nil
-        let busy = HTTPResponse.error(
-            status: 429,
-            message: "Server busy: \(config.parallel) request(s) running and \(config.queue) waiting; retry later",
-            type: "rate_limit_error", code: "rate_limit_exceeded", headers: ["Retry-After": "1"])
+        let busy = refusal(429, .busy, "Server busy: \(config.parallel) request(s) running and \(config.queue) waiting; retry later",
+                           headers: ["Retry-After": "1"])
         let handler = route.handler
         let task = Task { await Self.runHandler(handler, request, exchange: exchange, admission: admission, busy: busy) }
         let deadline = config.requestTimeout.map { ContinuousClock.now + $0 }
@@ -195,7 +190,7 @@ final class HTTPConnection: @unchecked Sendable {
             if rc < 0 { return abandon(.failed) }
             if rc == 0 {
                 if !headSent {
-                    _ = sendFull(.error(status: 504, message: "Request timed out", type: "timeout_error", code: "timeout"), keepAlive: false)
+                    _ = sendFull(refusal(504, .timedOut, "Request timed out"), keepAlive: false)
                 }
                 return abandon(.timedOut)
             }
@@ -273,26 +268,10 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    /// 401 when an API key is configured and the request lacks `Authorization: Bearer <key>`.
+    /// The router's authorizer's refusal, rendered; nil when the request may proceed.
     private func authorizationFailure(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let key = server.configuration.apiKey else { return nil }
-        let presented = request.headers["Authorization"].flatMap { value -> String? in
-            let parts = value.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-            return parts[1].trimmingASCIIWhitespace()
-        }
-        if let presented, Self.constantTimeEqual(Array(presented.utf8), Array(key.utf8)) { return nil }
-        return .error(status: 401, message: presented == nil ? "Missing API key: send 'Authorization: Bearer <key>'" : "Incorrect API key provided",
-                      type: "invalid_request_error", code: "invalid_api_key", headers: ["WWW-Authenticate": "Bearer"])
-    }
-
-    /// Compares without an early exit, so response time does not reveal a matching prefix.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var diff = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        for i in 0..<max(a.count, b.count) {
-            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
-        }
-        return diff == 0
+        guard let denied = server.router.authorizer?(request) else { return nil }
+        return server.router.refusalRenderer(denied)
     }
 
     private func sendFull(_ response: HTTPResponse, keepAlive: Bool) -> Bool {

@@ -43,7 +43,7 @@ public enum HTTPRequestParseError: Error, Sendable, Equatable, CustomStringConve
         }
     }
 
-    /// A one-line explanation, suitable for the error envelope's message.
+    /// A one-line explanation, suitable as the message of the refusal the server sends.
     public var description: String {
         switch self {
         case .malformed(let why): "malformed request: \(why)"

@@ -9,7 +9,8 @@ public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 /// A streaming body producer. Each `writer.write` suspends until the bytes reached the socket,
 /// so a slow client slows the producer down instead of growing a buffer. Throwing (or being
 /// cancelled) ends the response without the final chunk, which clients see as a truncated body.
-/// To report an error mid-stream the OpenAI way, send `data: {"error": {…}}` and return normally.
+/// An API whose clients expect an in-band error event reports a mid-stream failure by sending
+/// that event and returning normally.
 public typealias HTTPBodyProducer = @Sendable (HTTPStreamWriter) async throws -> Void
 
 /// An HTTP response: status, headers, and a full or streamed body.
@@ -55,20 +56,6 @@ public struct HTTPResponse: Sendable {
         var h = headers
         h.set("Content-Type", "application/json")
         return HTTPResponse(status: status, headers: h, body: Array(value.serialized().utf8))
-    }
-
-    /// An OpenAI-style error: `{"error": {"message", "type", "param", "code"}}`.
-    /// `code` and `param` default to nil (serialized as `null`), as OpenAI does for most errors;
-    /// `param` names the offending request field (e.g. `messages`).
-    public static func error(status: Int, message: String, type: String, code: String? = nil, param: String? = nil,
-                             headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
-        let inner = JSONObject([
-            ("message", .string(message)),
-            ("type", .string(type)),
-            ("param", param.map { JSONValue.string($0) } ?? .null),
-            ("code", code.map { JSONValue.string($0) } ?? .null),
-        ])
-        return .json(.object(JSONObject([("error", .object(inner))])), status: status, headers: headers)
     }
 
     /// A Server-Sent Events response (`text/event-stream`, no caching, no proxy buffering);

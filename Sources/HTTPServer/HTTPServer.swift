@@ -11,7 +11,8 @@ import LoomSupport
 
 /// An HTTP/1.1 server on POSIX sockets: keep-alive, chunked streaming (SSE), size limits,
 /// a `parallel` + `queue` concurrency gate with 429s, per-request timeouts, client-disconnect
-/// cancellation, optional Bearer API key.
+/// cancellation. The router decides who may call it (`authorizer`) and how the server's own
+/// refusals look (`refusalRenderer`).
 ///
 /// ```swift
 /// var router = HTTPRouter()
@@ -129,7 +130,7 @@ public final class HTTPServer: Sendable {
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL, 0) & ~O_NONBLOCK)
             Socket.configureConnection(client, sendTimeout: configuration.sendTimeout)
             guard let id = state.withLock({ $0.register(client, limit: configuration.maxConnections) }) else {
-                let busy = HTTPResponse.error(status: 503, message: "Too many open connections", type: "server_error", code: "too_many_connections")
+                let busy = router.refusalRenderer(HTTPServerRefusal(status: 503, reason: .tooManyConnections, message: "Too many open connections"))
                 _ = Socket.sendAll(client, HTTPConnection.serialize(busy, body: busy.fullBody, keepAlive: false, chunked: false))
                 close(client)
                 continue

@@ -7,8 +7,6 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var host: String = "127.0.0.1"
     /// Port to bind; 0 picks a free ephemeral port (read it from `HTTPServer.port`).
     public var port: UInt16 = 8080
-    /// When set, every non-public route requires `Authorization: Bearer <apiKey>` (else 401).
-    public var apiKey: String?
     /// Requests on limited routes that may run at once (≥ 1).
     public var parallel: Int = 1
     /// Requests on limited routes that may wait for a slot (≥ 0); beyond that → 429.
@@ -31,7 +29,7 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// Browser origins allowed to call the server (CORS): `["*"]` for any, exact origins such
     /// as `"http://localhost:3000"` otherwise. Empty (the default) sends no CORS headers, so
     /// web pages cannot read responses. Preflight `OPTIONS` requests are answered without the
-    /// API key (browsers never send credentials on them); the real request still needs it.
+    /// router's authorizer (browsers never send credentials on them); the real request still needs it.
     public var corsAllowedOrigins: [String] = []
     /// The listen(2) backlog.
     public var backlog: Int32 = 128
@@ -40,11 +38,10 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Creates a configuration, overriding the most common settings.
-    public init(host: String = "127.0.0.1", port: UInt16 = 8080, apiKey: String? = nil, parallel: Int = 1, queue: Int = 8,
+    public init(host: String = "127.0.0.1", port: UInt16 = 8080, parallel: Int = 1, queue: Int = 8,
                 maxBodyBytes: Int = 8 * 1024 * 1024, requestTimeout: Duration? = .seconds(600)) {
         self.host = host
         self.port = port
-        self.apiKey = apiKey
         self.parallel = parallel
         self.queue = queue
         self.limits.maxBodyBytes = maxBodyBytes

@@ -3,14 +3,15 @@ import Foundation
 import LoomJSON
 import Provider
 
-/// Turns a `Transcript` into the chat messages a template renders (OpenAI-style message objects),
-/// and those into prompt text.
+/// Turns a `Transcript` into the chat messages a template renders (OpenAI-style message objects).
 ///
-/// Entry mapping: instructions → `system`; prompt → `user`; response → `assistant`; reasoning →
-/// `reasoning_content` of the assistant message that follows it; tool calls → an assistant
-/// message with `tool_calls` (or, for templates that cannot render calls, the call text of the
-/// tool-call dialect); tool output → a `tool` message. Attachments cannot be rendered by a
-/// text-only model and are reported together as `unsupportedTranscriptContent`.
+/// Which entries form which turn, where reasoning goes and which content is refused is Provider's
+/// one rule (`Transcript.chatMessages`); this model reads text only, so every entry holding an
+/// attachment is reported in one `unsupportedTranscriptContent`. On top of that rule sit the
+/// local model's own forms: reasoning as `reasoning_content`, tool calls and outputs in the
+/// model's tool-call dialect (template `tool_calls` with dict arguments, or the dialect's call
+/// text), the tools described in a system message for templates that take no `tools`, and the
+/// prompt suffix (the response schema) on the last prompt.
 struct TranscriptRendering {
     /// The model's tool-call dialect: how calls and outputs appear in history, and how tool
     /// definitions reach the model (template `tools` or system-message text).
@@ -23,73 +24,37 @@ struct TranscriptRendering {
     /// The messages for `transcript`; throws `unsupportedTranscriptContent` naming every entry
     /// holding content a text model cannot take.
     func messages(for transcript: Transcript) throws -> [JSONValue] {
-        var out: [JSONValue] = []
-        var unsupported: [Transcript.Entry] = []
-        var pendingReasoning: String?
-        var lastPromptIndex: Int?
-
-        func text(of segments: [Transcript.Segment], entry: Transcript.Entry) -> String {
-            var parts: [String] = []
-            for segment in segments {
-                switch segment {
-                case .text(let t): parts.append(t.content)
-                case .structure(let s): parts.append(s.content.jsonString)
-                case .attachment:
-                    if unsupported.last?.id != entry.id { unsupported.append(entry) }
-                }
-            }
-            return parts.joined()
-        }
-
-        func message(_ role: String, _ content: String, _ extra: [(String, JSONValue)] = []) -> JSONValue {
-            var o = JSONObject()
-            o["role"] = .string(role)
-            o["content"] = .string(content)
-            for (k, v) in extra { o[k] = v }
-            return .object(o)
-        }
-
-        for entry in transcript.entries {
-            switch entry {
-            case .instructions(let i):
-                out.append(message("system", text(of: i.segments, entry: entry)))
-            case .prompt(let p):
-                lastPromptIndex = out.count
-                out.append(message("user", text(of: p.segments, entry: entry)))
-            case .response(let r):
-                var extra: [(String, JSONValue)] = []
-                if let reasoning = pendingReasoning { extra.append(("reasoning_content", .string(reasoning))) }
-                pendingReasoning = nil
-                out.append(message("assistant", text(of: r.segments, entry: entry), extra))
-            case .reasoning(let r):
-                let t = text(of: r.segments, entry: entry)
-                pendingReasoning = (pendingReasoning.map { $0 + "\n" } ?? "") + t
-            case .toolCalls(let calls):
-                var m = dialect.assistantMessage(calls: calls.calls)
-                if let reasoning = pendingReasoning, case .object(var o) = m {
-                    o["reasoning_content"] = .string(reasoning)
-                    m = .object(o)
-                }
-                pendingReasoning = nil
-                out.append(m)
-            case .toolOutput(let o):
-                _ = text(of: o.segments, entry: entry)
-                out.append(dialect.toolOutputMessage(o))
-            }
-        }
-        if !unsupported.isEmpty {
-            throw LanguageModelError.unsupportedTranscriptContent(.init(
-                unsupportedContent: unsupported,
-                debugDescription: "this model reads text only; \(unsupported.count) entr\(unsupported.count == 1 ? "y has" : "ies have") attachments"))
-        }
+        let messages = try transcript.chatMessages(includingReasoning: true, attachments: .none)
+        var out = messages.map(templateMessage)
         if let promptSuffix {
-            if let i = lastPromptIndex, case .object(var o) = out[i] {
+            if let i = messages.lastIndex(where: { $0.role == .user }), case .object(var o) = out[i] {
                 o["content"] = .string((o["content"]?.stringValue ?? "") + "\n\n" + promptSuffix)
                 out[i] = .object(o)
             } else {
-                out.append(message("user", promptSuffix))
+                out.append(["role": "user", "content": .string(promptSuffix)])
             }
         }
         return dialect.injectingTools(tools, into: out)
+    }
+
+    /// One message as the template takes it.
+    private func templateMessage(_ message: Transcript.ChatMessage) -> JSONValue {
+        let text = message.text ?? ""
+        var rendered: JSONValue
+        switch message.role {
+        case .system, .user:
+            rendered = ["role": .string(message.role.rawValue), "content": .string(text)]
+        case .tool:
+            rendered = dialect.toolOutputMessage(callID: message.toolCallID ?? "", toolName: message.toolName ?? "", content: text)
+        case .assistant:
+            rendered = message.toolCalls.isEmpty
+                ? ["role": "assistant", "content": .string(text)]
+                : dialect.assistantMessage(calls: message.toolCalls, text: text)
+        }
+        if let reasoning = message.reasoning, case .object(var o) = rendered {
+            o["reasoning_content"] = .string(reasoning)
+            rendered = .object(o)
+        }
+        return rendered
     }
 }

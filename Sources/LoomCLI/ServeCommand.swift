@@ -66,7 +66,6 @@ enum ServeCommand: LoomCommand {
         configuration.port = UInt16(port)
         let key = args.value("api-key") ?? ProcessEnvironment.value("LOOM_API_KEY")
         if let key, key.isEmpty { throw UsageError("--api-key must not be empty") }
-        configuration.apiKey = key
         configuration.parallel = try args.int("parallel", default: 1)
         guard configuration.parallel >= 1 else { throw UsageError("--parallel must be at least 1") }
         configuration.queue = try args.int("queue", default: 8)
@@ -99,7 +98,7 @@ enum ServeCommand: LoomCommand {
 
         let model = try makeModel(settings, parallel: configuration.parallel)
         try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
-                        configuration: configuration, quiet: args.has("quiet"))
+                        apiKey: key, configuration: configuration, quiet: args.has("quiet"))
     }
 
     /// The only LocalLanguageModel-specific code: the model behind the server.
@@ -132,11 +131,11 @@ enum ServeCommand: LoomCommand {
         return file.hasSuffix(".gguf") ? String(file.dropLast(5)) : file
     }
 
-    private static func serve<Model: LanguageModel>(_ model: Model, modelID: String, fileName: String,
+    private static func serve<Model: LanguageModel>(_ model: Model, modelID: String, fileName: String, apiKey: String?,
                                                     configuration: HTTPServerConfiguration, quiet: Bool) async throws {
         // The file name is accepted too, so clients configured with it (as for llama.cpp's
         // server) work unchanged; only the id is listed.
-        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName])
+        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName], apiKey: apiKey)
         let signals = try SignalWaiter()
         var log: (@Sendable (HTTPAccessRecord) -> Void)?
         if !quiet { log = { @Sendable record in ServeCommand.logLine(record) } }

@@ -46,8 +46,12 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// An integer.
     public init(_ value: Int) { literal = String(value) }
     /// A floating-point value, written the shortest way that round-trips (integers without `.0`).
+    /// Negative zero is written `-0`, which JSON allows (RFC 8259 §6) and which parses back to
+    /// -0.0, so the sign survives a trip through text.
     public init(_ value: Double) {
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+        if value == 0, value.sign == .minus {
+            literal = "-0"
+        } else if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
             literal = String(Int(value))
         } else {
             literal = "\(value)"
@@ -92,22 +96,29 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     public var isIntegerLiteral: Bool { !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
     public var description: String { literal }
 
-    /// Numbers compare by value, so `1.0` equals `1` (JSON Schema's `const`/`enum` rule).
+    /// Numbers compare by their exact decimal value, so `1.0` equals `1` and `-0` equals `0`
+    /// (JSON Schema's `const`/`enum` rule), while `0.1` and `0.10000000000000001`, or `1e400`
+    /// and `2e400`, stay different even though they round to the same `Double`.
     public static func == (a: JSONNumber, b: JSONNumber) -> Bool {
-        if a.literal == b.literal { return true }
-        if let x = Int(a.literal), let y = Int(b.literal) { return x == y }
-        return a.doubleValue == b.doubleValue
+        a.literal == b.literal || a.exactValue == b.exactValue
     }
+    /// Hashes the exact decimal value, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
-        if let i = intValue { hasher.combine(Double(i)) } else { hasher.combine(doubleValue) }
+        hasher.combine(exactValue)
     }
+
+    /// The literal's value as sign, significant digits and a power of ten, the one form every
+    /// spelling of a value shares (`1.50e3`, `1500`, `15E2`).
+    var exactValue: JSONExactDecimal { JSONExactDecimal(literal: literal) }
 }
 
-/// An insertion-ordered JSON object.
+/// An insertion-ordered JSON object. Keys are compared as RFC 8259 §8.3 compares member names,
+/// code unit by code unit: a precomposed "é" and "e" + U+0301 are two keys, although Swift's
+/// `String ==` (canonical equivalence) calls them equal.
 public struct JSONObject: Sendable, Hashable, Sequence {
     /// Keys in order.
     public private(set) var keys: [String] = []
-    private var values: [String: JSONValue] = [:]
+    private var values: [JSONMemberName: JSONValue] = [:]
 
     /// An empty object.
     public init() {}
@@ -123,18 +134,19 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     /// Reads or writes a member; writing a new key appends it, writing nil removes it.
     public subscript(key: String) -> JSONValue? {
-        get { values[key] }
+        get { values[JSONMemberName(key)] }
         set {
+            let name = JSONMemberName(key)
             if let newValue {
-                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if values.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+                if values.updateValue(newValue, forKey: name) == nil { keys.append(key) }
+            } else if values.removeValue(forKey: name) != nil {
+                keys.removeAll { JSONMemberName($0) == name }
             }
         }
     }
 
     /// Members in order.
-    public var members: [(key: String, value: JSONValue)] { keys.map { ($0, values[$0]!) } }
+    public var members: [(key: String, value: JSONValue)] { keys.map { ($0, values[JSONMemberName($0)]!) } }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
         members.makeIterator()

@@ -9,7 +9,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ChatCompletionsServerBoundaryTests {
     @Test func apiKeyIsRequiredExceptForHealth() async throws {
-        let served = try await ServedModel.start(script: [.text("ok")]) { $0.apiKey = "sk-test" }
+        let served = try await ServedModel.start(script: [.text("ok")], apiKey: "sk-test")
         let missing = try await served.chat(chatBody())
         #expect(missing.status == 401)
         #expect(missing.errorCode == "invalid_api_key")
@@ -20,6 +20,11 @@ import Testing
         #expect(models.status == 401)
         let right = try await served.chat(chatBody(), headers: [("Authorization", "Bearer sk-test")])
         #expect(right.status == 200)
+        let unknown = try await served.client().exchange("GET", "/v1/nope")
+        #expect(unknown.status == 401, "an unauthorized client must not learn which paths exist")
+        #expect(missing.header("WWW-Authenticate") == "Bearer")
+        #expect(missing.json?["error"]?["message"] == "Missing API key: send 'Authorization: Bearer <key>'")
+        #expect(wrong.json?["error"]?["message"] == "Incorrect API key provided")
         #expect(try await served.client().exchange("GET", "/health").status == 200)
         await served.stop()
     }
@@ -102,6 +107,41 @@ import Testing
         #expect(image.errorCode == "unsupported_capability")
         #expect(served.requests.isEmpty)
         await served.stop()
+    }
+
+    @Test func theServersOwnRefusalsUseTheErrorEnvelope() async throws {
+        let served = try await ServedModel.start(script: [.text("ok")])
+        let unknown = try await served.client().exchange("GET", "/v1/nope")
+        #expect(unknown.status == 404)
+        #expect(unknown.header("Content-Type") == "application/json")
+        #expect(unknown.json == ["error": ["message": "No route for GET /v1/nope", "type": "invalid_request_error",
+                                           "param": nil, "code": "not_found"]])
+        let wrongMethod = try await served.client().exchange("GET", "/v1/chat/completions")
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.header("Allow") == "POST")
+        #expect(wrongMethod.errorType == "invalid_request_error")
+        #expect(wrongMethod.errorCode == "method_not_allowed")
+        await served.stop()
+    }
+
+    @Test func refusalReasonsMapToOpenAITypesAndCodes() {
+        let cases: [(HTTPServerRefusal.Reason, String, String)] = [
+            (.unparsableRequest(.malformed("x")), "invalid_request_error", "malformed_request"),
+            (.unparsableRequest(.headersTooLarge), "invalid_request_error", "headers_too_large"),
+            (.unparsableRequest(.unsupportedTransferEncoding("gzip")), "invalid_request_error", "unsupported_transfer_encoding"),
+            (.unparsableRequest(.unsupportedVersion("HTTP/2.0")), "invalid_request_error", "unsupported_http_version"),
+            (.readTimedOut, "invalid_request_error", "request_timeout"),
+            (.busy, "rate_limit_error", "rate_limit_exceeded"),
+            (.tooManyConnections, "server_error", "too_many_connections"),
+        ]
+        for (reason, type, code) in cases {
+            let error = ChatCompletionsServiceError(refusal: HTTPServerRefusal(status: 400, reason: reason, message: "m"))
+            #expect(error.type == type && error.code == code, "\(reason)")
+            #expect(error.param == nil)
+        }
+        let busy = ChatCompletionsServiceError.response(
+            for: HTTPServerRefusal(status: 429, reason: .busy, message: "busy", headers: ["Retry-After": "1"]))
+        #expect(busy.headers.fields.map(\.name) == ["Retry-After", "Content-Type"])
     }
 
     @Test func oversizeBodyIs413() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import LoomJSON
 import Provider
+import LoomTestSupport
 import Testing
 import ChatCompletions
 

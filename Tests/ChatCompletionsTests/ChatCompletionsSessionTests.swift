@@ -3,6 +3,7 @@ import HTTPServer
 import LoomJSON
 import LoomSupport
 import Provider
+import LoomTestSupport
 import Testing
 import ChatCompletions
 
@@ -200,10 +201,7 @@ struct CityWeatherTool: Tool {
             .eventStream { w in
                 try await w.sendEvent(Chunk.content("first"))
                 do {
-                    while true {
-                        try Task.checkCancellation()
-                        try await Task.sleep(for: .milliseconds(2))
-                    }
+                    try await untilCancelled()
                 } catch {
                     producerCancelled.open()
                     throw error

@@ -5,30 +5,9 @@ import FoundationNetworking
 import HTTPServer
 import LoomJSON
 import LoomSupport
+import LoomTestSupport
 import Testing
 import ChatCompletions
-
-/// A one-shot latch for handshakes between a server handler and the test.
-final class Gate: Sendable {
-    private let opened = Locked(false)
-    func open() { opened.withLock { $0 = true } }
-    var isOpen: Bool { opened.withLock { $0 } }
-
-    /// Waits until opened; false when the waiting task is cancelled first.
-    ///
-    /// No clock bound: the other side of every handshake comes on a working client and
-    /// server, however slowly (under ThreadSanitizer on a loaded machine, over 30 s). A hang
-    /// still ends: a handler's wait when the server stops (stopping
-    /// cancels its handlers), a test's when the suite's time limit cancels the test.
-    @discardableResult
-    func wait() async -> Bool {
-        while !isOpen {
-            if Task.isCancelled { return false }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return true
-    }
-}
 
 private func withLoopbackServer(_ routes: (inout HTTPRouter) -> Void, _ body: (URL) async throws -> Void) async throws {
     var router = HTTPRouter()
@@ -125,10 +104,7 @@ private func post(_ url: URL, _ body: String = "{}") -> URLRequest {
                 .eventStream { w in
                     try await w.sendEvent("first")
                     do {
-                        while true {
-                            try Task.checkCancellation()
-                            try await Task.sleep(for: .milliseconds(2))
-                        }
+                        try await untilCancelled()
                     } catch {
                         producerCancelled.open()
                         throw error
@@ -157,10 +133,7 @@ private func post(_ url: URL, _ body: String = "{}") -> URLRequest {
                     try await w.sendEvent("first")
                     headSent.open()
                     do {
-                        while true {
-                            try Task.checkCancellation()
-                            try await Task.sleep(for: .milliseconds(2))
-                        }
+                        try await untilCancelled()
                     } catch {
                         producerCancelled.open()
                         throw error
@@ -195,7 +168,7 @@ private func post(_ url: URL, _ body: String = "{}") -> URLRequest {
     @Test func timeoutsAndTransportErrorsAreTyped() async throws {
         try await withLoopbackServer({ r in
             r.add("POST", "/hang") { _ in
-                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
+                _ = try? await untilCancelled()
                 return .text("late")
             }
         }) { base in

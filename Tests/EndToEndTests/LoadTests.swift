@@ -9,11 +9,11 @@ import Testing
 ///
 /// Each of 16 sessions (different prompts; every fourth constrained by a schema) is first run
 /// alone, greedily; then all 16 run concurrently and every output must equal its solo run (up to
-/// the batch-split rounding explained below, counted and printed). The
-/// default test does one concurrent round with short answers; `LOOM_LOAD_SECONDS=N` keeps running
-/// rounds for N seconds (the figures in docs/reliability.md come from such a run). Throughput and
-/// peak RSS — against the KV and prefix-cache budgets — are printed, never asserted. The KV budget
-/// admits 8 engines, so half the sessions wait for an engine at any time.
+/// the batch-split rounding explained below, counted and printed), in one concurrent round with
+/// short answers. Throughput and peak RSS are printed for context, never asserted: timing is a
+/// benchmark's subject, and a test that ran for a configurable time would be one. What is
+/// asserted is the bound: the KV budget admits 8 engines, so half the sessions wait for an engine
+/// at any time and no more than 8 are ever alive.
 @Suite(.serialized, .timeLimit(.minutes(60))) struct LoadTests {
     /// One session's work: a prompt and, for some, a schema.
     struct Job: Sendable {
@@ -56,9 +56,7 @@ import Testing
     }
 
     @Test func sixteenConcurrentSessionsMatchTheirSoloRuns() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let seconds = environment["LOOM_LOAD_SECONDS"].flatMap(Double.init) ?? 0
-        let tokens = seconds > 0 ? 48 : 12
+        let tokens = 12
         // One thread per engine: 8 engines on a 2-core machine already oversubscribe it.
         let description = try ModelDescription(file: GGUFFile(path: SharedData.defaultModel))
         let context = 512
@@ -78,8 +76,8 @@ import Testing
         }
 
         let start = Date()
-        var rounds = 0, outputTokens = 0, splitDifferences = 0
-        repeat {
+        var outputTokens = 0, splitDifferences = 0
+        do {
             let outputs = try await withThrowingTaskGroup(of: (Int, String, Int, Int).self) { group in
                 for (i, job) in jobs.enumerated() {
                     group.addTask {
@@ -113,15 +111,13 @@ import Testing
                     print("load: split difference: " + message)
                 }
             }
-            rounds += 1
-        } while Date().timeIntervalSince(start) < seconds
+        }
 
         let elapsed = Date().timeIntervalSince(start)
         let mib = Double(1 << 20)
         let weights = (try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: SharedData.defaultModel).resolvingSymlinksInPath().path)[.size] as? Int) ?? 0
-        print(String(format: "load: %d rounds × %d sessions = %d requests in %.1f s (%.2f req/s), %d output tokens, %.1f tok/s",
-                     rounds, jobs.count, rounds * jobs.count, elapsed, Double(rounds * jobs.count) / elapsed,
-                     outputTokens, Double(outputTokens) / elapsed))
+        print(String(format: "load: %d concurrent sessions in %.1f s, %d output tokens, %.1f tok/s",
+                     jobs.count, elapsed, outputTokens, Double(outputTokens) / elapsed))
         print("load: \(splitDifferences) answers differed from their solo run after a different cached prefix")
         print(String(format: "load: peak RSS %d MiB; budgets: KV pool %.1f MiB (%d sequences × %.2f MiB, peak %d alive), weights file %.1f MiB",
                      PeakMemory.residentMiB, Double(executor.pool.budgetBytes) / mib, executor.pool.capacity,

@@ -19,25 +19,37 @@ struct ArchitectureDriftTests {
         return edges
     }
 
+    /// Loom's modules: the folders of `Sources/`.
+    static func modules() throws -> Set<String> {
+        let sources = SharedData.packageRoot.appendingPathComponent("Sources")
+        return Set(try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { !$0.hasPrefix(".") })
+    }
+
     /// `module -> [imported modules]` read from the import lines of every Swift file in `Sources/`.
     static func importedEdges() throws -> [String: Set<String>] {
-        let sources = SharedData.packageRoot.appendingPathComponent("Sources")
-        let modules = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { !$0.hasPrefix(".") }
+        let modules = try Self.modules()
         var edges: [String: Set<String>] = [:]
         for module in modules {
-            edges[module] = []
-            let files = try #require(FileManager.default.enumerator(atPath: sources.appendingPathComponent(module).path))
-            for case let file as String in files where file.hasSuffix(".swift") {
-                let text = try String(contentsOf: sources.appendingPathComponent(module).appendingPathComponent(file), encoding: .utf8)
-                for line in text.split(separator: "\n") {
-                    let words = line.split(separator: " ").map(String.init)
-                    guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
-                          words[..<i].allSatisfy({ $0.hasPrefix("@") || $0 == "public" || $0 == "internal" }) else { continue }
-                    if modules.contains(words[i + 1]) { edges[module, default: []].insert(words[i + 1]) }
-                }
-            }
+            edges[module] = try imports(under: "Sources/\(module)", among: modules)
         }
         return edges
+    }
+
+    /// Which of `modules` the Swift files under `folder` (relative to the package root) import.
+    static func imports(under folder: String, among modules: Set<String>) throws -> Set<String> {
+        let root = SharedData.packageRoot.appendingPathComponent(folder)
+        var found: Set<String> = []
+        let files = try #require(FileManager.default.enumerator(atPath: root.path))
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ").map(String.init)
+                guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
+                      words[..<i].allSatisfy({ $0.hasPrefix("@") || $0 == "public" || $0 == "internal" }) else { continue }
+                if modules.contains(words[i + 1]) { found.insert(words[i + 1]) }
+            }
+        }
+        return found
     }
 
     @Test func everyDocumentedEdgeIsAnImportAndEveryImportIsDocumented() throws {
@@ -47,6 +59,14 @@ struct ArchitectureDriftTests {
         for (module, targets) in imported {
             #expect(documented[module] == targets, "\(module): page \(documented[module] ?? []) vs imports \(targets)")
         }
+    }
+
+    /// A unit test target tests one module with what that module itself may see, so a test of
+    /// the framework can never lean on the engine the framework must not know.
+    @Test func theFrameworkTestsImportOnlyWhatTheFrameworkMay() throws {
+        let modules = try Self.modules()
+        let tested = try Self.imports(under: "Tests/ProviderTests", among: modules)
+        #expect(tested.isSubset(of: ["Provider", "LoomJSON", "LoomSupport"]), "ProviderTests imports \(tested)")
     }
 
     @Test func theSessionFrameworkImportsNoEngine() throws {

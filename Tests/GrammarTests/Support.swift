@@ -33,15 +33,7 @@ enum TestVocab {
             if byBytes[b] == nil { byBytes[b] = t }
             maxLen = max(maxLen, b.count)
         }
-        var out: [Int] = []
-        var i = 0
-        while i < bytes.count {
-            var n = min(maxLen, bytes.count - i)
-            while n > 1, byBytes[Array(bytes[i..<(i + n)])] == nil { n -= 1 }
-            out.append(byBytes[Array(bytes[i..<(i + n)])]!)
-            i += n
-        }
-        return out
+        return longestMatchTokens(bytes, tokenIDs: byBytes, maxLength: maxLen)
     }
 }
 

@@ -78,9 +78,10 @@ extension ToolCallDialect {
         }
     }
 
-    /// The message for a transcript tool output (text segments as is, structured ones as JSON).
+    /// The message for a transcript tool output, its text by Provider's one rule
+    /// (`Transcript.ChatMessage.text(of:)`).
     public func toolOutputMessage(_ output: Transcript.ToolOutput) -> JSONValue {
-        toolOutputMessage(callID: output.id, toolName: output.toolName, content: Self.text(of: output.segments))
+        toolOutputMessage(callID: output.id, toolName: output.toolName, content: Transcript.ChatMessage.text(of: output.segments))
     }
 
     /// The calls written in the dialect's syntax (exactly what the call grammar admits, with
@@ -105,16 +106,5 @@ extension ToolCallDialect {
     static func functionJSON(_ tool: Transcript.ToolDefinition) -> JSONValue {
         ["type": "function", "function": ["name": .string(tool.name), "description": .string(tool.description),
                                           "parameters": tool.parameters.jsonSchema]]
-    }
-
-    /// The text of transcript segments (structured content as compact JSON, attachments skipped).
-    static func text(of segments: [Transcript.Segment]) -> String {
-        segments.compactMap { segment -> String? in
-            switch segment {
-            case .text(let t): return t.content
-            case .structure(let s): return s.content.jsonValue.serialized()
-            case .attachment: return nil
-            }
-        }.joined(separator: "\n")
     }
 }

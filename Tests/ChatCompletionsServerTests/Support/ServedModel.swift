@@ -16,21 +16,22 @@ struct ServedModel {
     /// The executor requests the model received, in order.
     var requests: [LanguageModelExecutorGenerationRequest] { ScriptRegistry.record(model.tag).requests }
 
-    /// Starts a server for `model` (loaded unless `load` is false).
-    static func start(_ model: ScriptedLanguageModel, load: Bool = true,
+    /// Starts a server for `model` (loaded unless `load` is false), requiring `apiKey` when given.
+    static func start(_ model: ScriptedLanguageModel, load: Bool = true, apiKey: String? = nil,
                       configure: (inout HTTPServerConfiguration) -> Void = { _ in }) async throws -> ServedModel {
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         configure(&configuration)
-        let service = ChatCompletionsService(model: model, modelID: modelID)
+        let service = ChatCompletionsService(model: model, modelID: modelID, apiKey: apiKey)
         let server = HTTPServer(configuration: configuration, router: service.router)
         try server.start()
         if load { try await service.load() }
         return ServedModel(model: model, service: service, server: server)
     }
 
-    static func start(script: [ScriptStep], configure: (inout HTTPServerConfiguration) -> Void = { _ in }) async throws -> ServedModel {
-        try await start(ScriptedLanguageModel(script: script), configure: configure)
+    static func start(script: [ScriptStep], apiKey: String? = nil,
+                      configure: (inout HTTPServerConfiguration) -> Void = { _ in }) async throws -> ServedModel {
+        try await start(ScriptedLanguageModel(script: script), apiKey: apiKey, configure: configure)
     }
 
     func client() throws -> LoopbackClient { try LoopbackClient(port: port) }

@@ -174,36 +174,6 @@ final class RawClient: Sendable {
     }
 }
 
-/// A one-shot latch for handshakes between a handler and the test.
-final class Gate: Sendable {
-    private let opened = Locked(false)
-
-    func open() { opened.withLock { $0 = true } }
-    var isOpen: Bool { opened.withLock { $0 } }
-
-    /// Waits until opened; false when the waiting task is cancelled first.
-    ///
-    /// No clock bound: the other side of every handshake comes on a working server, however
-    /// slowly (under ThreadSanitizer on a loaded machine, over 30 s). A
-    /// hang still ends: a handler's wait when the server stops (stopping cancels its
-    /// handlers), a test's when the suite's time limit cancels the test.
-    @discardableResult
-    func wait() async -> Bool {
-        await until { self.isOpen }
-    }
-}
-
-/// Waits until `condition` holds (polled every 2 ms); false when the task is cancelled first.
-/// For states a working server is certain to reach, so no clock bound (see `Gate.wait`).
-@discardableResult
-func until(_ condition: () -> Bool) async -> Bool {
-    while !condition() {
-        if Task.isCancelled { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
-}
-
 /// A thread-safe counter for observing handlers.
 final class Counter: Sendable {
     private let n = Locked(0)

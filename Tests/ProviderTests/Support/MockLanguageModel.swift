@@ -152,8 +152,8 @@ final class MockExecutor: LanguageModelExecutor {
             }
         }
         let steps = configuration.steps
-        guard !steps.isEmpty else { return }
-        let script = steps[min(stepIndex, steps.count - 1)]
+        // A model configured with no steps answers every request with no events at all.
+        let script = steps.isEmpty ? [] : steps[min(stepIndex, steps.count - 1)]
         let responseID = UUID().uuidString
         let toolCallsID = UUID().uuidString
         let reasoningID = UUID().uuidString

@@ -23,16 +23,7 @@ struct ToolCallingReplay: Sendable {
         let byBytes = table
         let maxLen = tokens.map(\.count).max()!
         return ToolCallingReplay(vocabulary: v) { text in
-            let bytes = Array(text.utf8)
-            var out: [Int] = []
-            var i = 0
-            while i < bytes.count {
-                var n = min(maxLen, bytes.count - i)
-                while n > 1, byBytes[Array(bytes[i..<(i + n)])] == nil { n -= 1 }
-                out.append(byBytes[Array(bytes[i..<(i + n)])]!)
-                i += n
-            }
-            return out
+            longestMatchTokens(Array(text.utf8), tokenIDs: byBytes, maxLength: maxLen)
         }
     }()
 
