@@ -4,7 +4,7 @@ identically (Benchmarks/compare runs it against both). Standard library only.
 
 usage: serving_load.py BASE_URL [--concurrency 1,2,4,8,16] [--max-tokens 96] [--no-warmup]
        serving_load.py BASE_URL --late-arrival [--running 7] [--late-max-tokens 256]
-                       [--late-after 16] [--filler-sentences 48]
+                       [--late-after 16] [--filler-sentences 34]
 BASE_URL is the server's root (http://127.0.0.1:8080); requests go to /v1/chat/completions with the
 first model /v1/models lists.
 
