@@ -38,6 +38,13 @@ private let pOpen: Int32 = 0, pContent: Int32 = 1, pEscape: Int32 = 2, pHex: Int
 private let pLowBackslash: Int32 = 4, pLowU: Int32 = 5, pLowHex: Int32 = 6
 
 extension StringWalkState {
+    /// Inside the string's content, between characters, with nothing counted yet.
+    static var content: StringWalkState {
+        var s = StringWalkState()
+        s.phase = pContent
+        return s
+    }
+
     @inline(__always) private mutating func feed(_ spec: StringWalkSpec, _ b: UInt8) -> Bool {
         if spec.dfaCount == 0 { return true }
         var k = 0

@@ -169,6 +169,14 @@ public final class GrammarMatcher {
             cache.store(c, out)
             return
         }
+        if let split = automaton.lengthBudgetSplit(c, maxTokenBytes: vocabulary.maxTokenLength) {
+            // Each remaining length would otherwise walk the whole trie afresh: one unbounded mask
+            // per string state, cut to the budget by the tokens' character counts.
+            mask(of: split.unbounded, into: out)
+            vocabulary.stringBudgets.restrict(out, toBudget: split.budget, tracksValue: split.tracksValue)
+            cache.store(c, out)
+            return
+        }
         let key = automaton.sharedKey(c, maxTokenBytes: vocabulary.maxTokenLength)
         if let key, vocabulary.sharedStringMasks.copy(key, into: out) {
             cache.store(c, out)

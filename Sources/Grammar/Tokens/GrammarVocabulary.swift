@@ -29,6 +29,8 @@ public final class GrammarVocabulary: @unchecked Sendable {
     let nonNumberTrie: TokenTrie
     /// Masks of plain JSON-string states, shared by every grammar over this vocabulary.
     let sharedStringMasks = SharedMaskStore()
+    /// Per remaining `maxLength` budget, the tokens that fit it inside a string.
+    let stringBudgets: StringBudgetMasks
     /// Longest token in bytes (depth of the trie).
     var maxTokenLength: Int { trie.maxDepth }
 
@@ -56,6 +58,7 @@ public final class GrammarVocabulary: @unchecked Sendable {
         let numeric = ids.filter { GrammarAutomaton.isNumberToken(tokens[$0]) }
         numberTrie = TokenTrie(tokens: tokens, ids: numeric)
         nonNumberTrie = TokenTrie(tokens: tokens, ids: ids.filter { !GrammarAutomaton.isNumberToken(tokens[$0]) })
+        stringBudgets = StringBudgetMasks(tokens: tokens)
     }
 
     deinit {
