@@ -28,8 +28,8 @@ enum BenchModel {
                              and that of a new sequence sharing the prefix's KV blocks
           --turns T          turns of that conversation (default 2)
           --no-prefix-reuse  evaluate every turn's prompt cold (the baseline)
-          --concurrency N,…  instead: for each N, N sequences with distinct --prompt-tokens-token
-                             prompts (default 64) submitted together to one scheduler, each
+          --concurrency N,…  instead: for each N, N sequences with distinct prompts of
+                             --prompt-tokens ids (default 64) submitted together to one scheduler, each
                              generating --tg tokens (greedy, sampled in the scheduler); aggregate
                              tok/s (all tokens over the wall time from submission to the last
                              one), inter-token latency and time to first token p50/p99, peak RSS,
