@@ -144,23 +144,3 @@ private struct JSONBytesParser {
         return decoded.value
     }
 }
-
-/// JSON's single-character escapes (RFC 8259 §7), shared by every JSON reader in Loom.
-public enum JSONEscape {
-    /// The byte that `\` followed by `byte` stands for, or nil when `byte` does not start a
-    /// single-character escape (`u` starts a `\uXXXX` escape; anything else is invalid).
-    @inlinable
-    public static func unescape(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "\""): return 0x22
-        case UInt8(ascii: "\\"): return 0x5C
-        case UInt8(ascii: "/"): return 0x2F
-        case UInt8(ascii: "b"): return 0x08
-        case UInt8(ascii: "f"): return 0x0C
-        case UInt8(ascii: "n"): return 0x0A
-        case UInt8(ascii: "r"): return 0x0D
-        case UInt8(ascii: "t"): return 0x09
-        default: return nil
-        }
-    }
-}

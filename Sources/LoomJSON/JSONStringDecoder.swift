@@ -105,7 +105,7 @@ public enum JSONStringDecoder {
     private static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) throws(JSONParseError) -> UInt32 {
         var v: UInt32 = 0
         for i in start..<start + 4 {
-            guard let d = hexDigit(bytes[i]) else { throw JSONParseError(offset: i, reason: "invalid \\u escape") }
+            guard let d = JSONEscape.hexDigit(bytes[i]).map(UInt32.init) else { throw JSONParseError(offset: i, reason: "invalid \\u escape") }
             v = v << 4 | d
         }
         return v
@@ -114,17 +114,8 @@ public enum JSONStringDecoder {
     /// Throws when a cut-off `\u` escape already holds a byte that is not a hexadecimal digit:
     /// no continuation could make it valid.
     private static func checkHexPrefix(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) throws(JSONParseError) {
-        for i in start..<bytes.count where hexDigit(bytes[i]) == nil {
+        for i in start..<bytes.count where JSONEscape.hexDigit(bytes[i]) == nil {
             throw JSONParseError(offset: i, reason: "invalid \\u escape")
-        }
-    }
-
-    private static func hexDigit(_ b: UInt8) -> UInt32? {
-        switch b {
-        case 0x30...0x39: return UInt32(b - 0x30)
-        case 0x41...0x46: return UInt32(b - 0x41 + 10)
-        case 0x61...0x66: return UInt32(b - 0x61 + 10)
-        default: return nil
         }
     }
 }

@@ -257,15 +257,6 @@ extension GrammarAutomaton {
         return true
     }
 
-    private func hexValue(_ b: UInt8) -> Int32? {
-        switch b {
-        case 0x30...0x39: return Int32(b - 0x30)
-        case 0x41...0x46: return Int32(b - 0x41 + 10)
-        case 0x61...0x66: return Int32(b - 0x61 + 10)
-        default: return nil
-        }
-    }
-
     private func stringConsume(_ spec: StringSpec, _ st: Int32, _ b: UInt8) -> Int32 {
         var a = aux[Int(st)]
         let tracksValue = !spec.dfas.isEmpty
@@ -300,28 +291,19 @@ extension GrammarAutomaton {
                 }
             }
         case pEscape:
-            var decoded: UInt8
-            switch b {
-            case 0x22, 0x5C, 0x2F: decoded = b
-            case 0x62: decoded = 0x08
-            case 0x66: decoded = 0x0C
-            case 0x6E: decoded = 0x0A
-            case 0x72: decoded = 0x0D
-            case 0x74: decoded = 0x09
-            case 0x75:
+            if b == UInt8(ascii: "u") {
                 a[sPhase] = pHex
                 a[sHexCount] = 0
                 a[sHex] = 0
                 return internAux(a)
-            default: return -1
             }
+            guard let decoded = JSONEscape.unescape(b) else { return -1 }
             if !countChar(spec, &a) { return -1 }
             if !feed(spec, &a, decoded) { return -1 }
-            decoded = 0
             a[sPhase] = pContent
         case pHex, pLowHex:
-            guard let d = hexValue(b) else { return -1 }
-            if tracksValue { a[sHex] = a[sHex] * 16 + d }
+            guard let d = JSONEscape.hexDigit(b) else { return -1 }
+            if tracksValue { a[sHex] = a[sHex] * 16 + Int32(d) }
             a[sHexCount] += 1
             if a[sHexCount] < 4 { return internAux(a) }
             let v = UInt32(a[sHex])

@@ -79,15 +79,6 @@ extension StringWalkState {
         return true
     }
 
-    @inline(__always) private static func hexValue(_ b: UInt8) -> Int32 {
-        switch b {
-        case 0x30...0x39: return Int32(b - 0x30)
-        case 0x41...0x46: return Int32(b - 0x41 + 10)
-        case 0x61...0x66: return Int32(b - 0x61 + 10)
-        default: return -1
-        }
-    }
-
     /// Consumes one byte as the isolated string frame would; false when the frame rejects it or
     /// would close (closing over the sentinel is a dead end).
     @inline(__always) mutating func step(_ b: UInt8, _ spec: StringWalkSpec) -> Bool {
@@ -119,29 +110,20 @@ extension StringWalkState {
             }
             return true
         case pEscape:
-            let decoded: UInt8
-            switch b {
-            case 0x22, 0x5C, 0x2F: decoded = b
-            case 0x62: decoded = 0x08
-            case 0x66: decoded = 0x0C
-            case 0x6E: decoded = 0x0A
-            case 0x72: decoded = 0x0D
-            case 0x74: decoded = 0x09
-            case 0x75:
+            if b == UInt8(ascii: "u") {
                 phase = pHex
                 hexCount = 0
                 hex = 0
                 return true
-            default: return false
             }
+            guard let decoded = JSONEscape.unescape(b) else { return false }
             if !countChar(spec) { return false }
             if !feed(spec, decoded) { return false }
             phase = pContent
             return true
         case pHex, pLowHex:
-            let d = StringWalkState.hexValue(b)
-            if d < 0 { return false }
-            if tracksValue { hex = hex &* 16 &+ d }
+            guard let d = JSONEscape.hexDigit(b) else { return false }
+            if tracksValue { hex = hex &* 16 &+ Int32(d) }
             hexCount += 1
             if hexCount < 4 { return true }
             let v = UInt32(bitPattern: hex)
