@@ -40,7 +40,7 @@ extension SchedulerCore {
 
     // MARK: - Events
 
-    func absorbEvents() {
+    private func absorbEvents() {
         let now = Self.now()
         // Running sequences, then waiting ones (which hold no blocks), newest first so removals
         // keep the indices still to visit.

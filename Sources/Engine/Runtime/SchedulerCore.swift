@@ -131,12 +131,10 @@ final class SchedulerCore: @unchecked Sendable {
     private func run() {
         var seenEvents = 0
         while true {
-            // Take in what callers said first: a token submitted while `waitForCallers` waited
-            // is an event already seen, so only its inbox shows that the sequence can run.
-            absorbEvents()
             let runnable = hasRunnableWork()
             // Sleep when nothing can run; wake on any event. With sequences in flight, wake at
-            // least every housekeeping interval for cancellation flags and deadlines raised without an event.
+            // least every housekeeping interval for cancellation flags and deadlines raised
+            // without an event.
             let (incoming, stopping) = shared.wait(
                 until: { runnable || $0.stopping || !$0.submitted.isEmpty || $0.events != seenEvents },
                 timeoutNanoseconds: (running.isEmpty && waiting.isEmpty)
@@ -153,7 +151,7 @@ final class SchedulerCore: @unchecked Sendable {
             if stopping { break }
             if !incoming.isEmpty { waiting.append(contentsOf: incoming) }
             step()
-            waitForCallers(seenEvents: &seenEvents)
+            waitForCallers(from: seenEvents)
             publishStatistics()
         }
         let leftovers = shared.withLock { state in
@@ -171,14 +169,17 @@ final class SchedulerCore: @unchecked Sendable {
 
     /// After a step that gave logits to caller-driven sequences, waits up to the policy's window
     /// for them to answer, so a guided sequence joins the very next step instead of every other.
-    private func waitForCallers(seenEvents: inout Int) {
+    /// It counts events on its own: the loop's count stays behind, so the loop sees the callers'
+    /// answers as new events and takes them in before deciding whether it can run.
+    private func waitForCallers(from seenEvents: Int) {
         guard !lastDelivered.isEmpty, policy.callerWindowMicroseconds > 0 else { return }
         let deadline = Self.now() + UInt64(policy.callerWindowMicroseconds) * 1000
+        var seen = seenEvents
         while callersStillThinking() {
             let now = Self.now()
             guard now < deadline else { return }
-            let seen = seenEvents
-            seenEvents = shared.wait(until: { $0.events != seen || $0.stopping }, timeoutNanoseconds: deadline - now) {
+            let last = seen
+            seen = shared.wait(until: { $0.events != last || $0.stopping }, timeoutNanoseconds: deadline - now) {
                 state, _ in state.events
             }
         }
