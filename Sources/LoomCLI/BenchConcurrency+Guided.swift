@@ -68,10 +68,7 @@ extension BenchConcurrency {
                         if trace.firstTokenSeconds == 0 { trace.firstTokenSeconds = now }
                         trace.lastTokenAt = now
                     }
-                    let response = try await stream.collect()
-                    for entry in response.transcriptEntries.reversed() {
-                        if case .response(let r) = entry { trace.tokens = r.usage?.output.totalTokenCount ?? 0; break }
-                    }
+                    trace.tokens = ResponseFigures(try await stream.collect().transcriptEntries).outputTokens
                     return trace
                 }
             }

@@ -26,6 +26,7 @@ enum BenchConcurrency {
         var firstTokenSeconds = 0.0
         var gapsSeconds: [Double] = []
         var tokens = 0
+        /// Seconds from submission to the last token (like `firstTokenSeconds`).
         var lastTokenAt = 0.0
     }
 
@@ -91,7 +92,7 @@ enum BenchConcurrency {
                         last = now
                         trace.tokens += 1
                     }
-                    trace.lastTokenAt = last
+                    trace.lastTokenAt = last - t0
                     return trace
                 }
             }
@@ -102,7 +103,7 @@ enum BenchConcurrency {
         guard traces.allSatisfy({ $0.tokens == tokens }) else {
             throw RuntimeError("a sequence stopped before its \(tokens) tokens")
         }
-        let wall = (traces.map(\.lastTokenAt).max() ?? t0) - t0
+        let wall = traces.map(\.lastTokenAt).max() ?? 0
         return (traces, wall, scheduler.kvCacheBytes)
     }
 

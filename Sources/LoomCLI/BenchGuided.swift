@@ -30,28 +30,14 @@ struct BenchGuided {
         let guided = try await LanguageModelSession(model: model).respond(
             to: Self.prompt, schema: schema, includeSchemaInPrompt: false,
             options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: maximumTokens))
-        let tokens = Self.outputTokens(guided.transcriptEntries)
+        let guidedFigures = ResponseFigures(guided.transcriptEntries)
+        let tokens = guidedFigures.outputTokens
         let free = try await LanguageModelSession(model: model).respond(
             to: Self.prompt, options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: max(tokens, 2)))
-        guard let guidedRate = Self.double(guided.transcriptEntries, "tokensPerSecond"),
-              let freeRate = Self.double(free.transcriptEntries, "tokensPerSecond"), guidedRate > 0, freeRate > 0 else {
+        guard let guidedRate = guidedFigures.number("tokensPerSecond"),
+              let freeRate = ResponseFigures(free.transcriptEntries).number("tokensPerSecond"), guidedRate > 0, freeRate > 0 else {
             throw RuntimeError("guided bench: a response too short to time (under two tokens)")
         }
-        return (guidedRate, freeRate, tokens, Int(Self.double(guided.transcriptEntries, "forcedTokens") ?? 0))
-    }
-
-    private static func metadata(_ entries: ArraySlice<Transcript.Entry>) -> [String: GeneratedContent] {
-        for entry in entries.reversed() { if case .response(let r) = entry { return r.metadata } }
-        return [:]
-    }
-
-    private static func double(_ entries: ArraySlice<Transcript.Entry>, _ key: String) -> Double? {
-        guard case .number(let n)? = metadata(entries)[key]?.jsonValue else { return nil }
-        return Double(n.description)
-    }
-
-    private static func outputTokens(_ entries: ArraySlice<Transcript.Entry>) -> Int {
-        for entry in entries.reversed() { if case .response(let r) = entry { return r.usage?.output.totalTokenCount ?? 0 } }
-        return 0
+        return (guidedRate, freeRate, tokens, Int(guidedFigures.number("forcedTokens") ?? 0))
     }
 }

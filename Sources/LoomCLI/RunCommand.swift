@@ -103,16 +103,10 @@ enum RunCommand: LoomCommand {
 
     /// The `--json` document.
     static func report(text: String, content: JSONValue, entries: ArraySlice<Transcript.Entry>) -> JSONValue {
-        var usage: Transcript.Usage?
-        var metadata: [String: GeneratedContent] = [:]
-        for entry in entries {
-            if case .response(let r) = entry {
-                usage = r.usage ?? usage
-                metadata = r.metadata
-            }
-        }
+        let figures = ResponseFigures(entries)
+        let usage = figures.usage
         func number(_ key: String, scale: Double = 1) -> JSONValue {
-            guard case .number(let n)? = metadata[key]?.jsonValue, let v = Double(n.description) else { return .null }
+            guard let v = figures.number(key) else { return .null }
             return .number(JSONNumber((v * scale * 1000).rounded() / 1000))
         }
         return .object(JSONObject([
@@ -125,7 +119,7 @@ enum RunCommand: LoomCommand {
             ]))),
             ("ttft_ms", number("timeToFirstToken", scale: 1000)),
             ("tok_s", number("tokensPerSecond")),
-            ("engine", metadata["variant"]?.jsonValue ?? .null),
+            ("engine", figures.metadata["variant"]?.jsonValue ?? .null),
         ]))
     }
 
