@@ -45,7 +45,7 @@ extension JSONValue {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n.literal
+        case .number(let n): out += n.literal == JSONNumber.notANumberLiteral ? "null" : n.literal
         case .string(let s): JSONValue.writeString(s, into: &out, options: options)
         case .array(let items):
             if items.isEmpty { out += "[]"; return }

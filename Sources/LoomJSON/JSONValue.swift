@@ -48,15 +48,28 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// A floating-point value, written the shortest way that round-trips (integers without `.0`).
     /// Negative zero is written `-0`, which JSON allows (RFC 8259 §6) and which parses back to
     /// -0.0, so the sign survives a trip through text.
+    ///
+    /// RFC 8259 §6 has no infinities or NaN. Infinities are written `1e999` and `-1e999`: valid
+    /// number syntax whose nearest `Double` is the infinity again, so `doubleValue` round-trips.
+    /// NaN has no number spelling at all: its literal is `NaN` (so `doubleValue` is NaN), and
+    /// serialization writes it as `null`, as ECMAScript's `JSON.stringify` does, so a document
+    /// holding one stays valid JSON.
     public init(_ value: Double) {
-        if value == 0, value.sign == .minus {
+        if value.isNaN {
+            literal = Self.notANumberLiteral
+        } else if value.isInfinite {
+            literal = value < 0 ? "-1e999" : "1e999"
+        } else if value == 0, value.sign == .minus {
             literal = "-0"
-        } else if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+        } else if value == value.rounded(), abs(value) < 1e15 {
             literal = String(Int(value))
         } else {
             literal = "\(value)"
         }
     }
+
+    /// The literal `init(_:)` gives NaN; serialization writes it as `null`.
+    static let notANumberLiteral = "NaN"
 
     /// The value as a `Double` (possibly rounded).
     public var doubleValue: Double { Double(literal) ?? .nan }

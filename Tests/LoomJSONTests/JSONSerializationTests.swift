@@ -46,17 +46,20 @@ import Testing
     }
 
     /// §6: Infinity and NaN are not JSON numbers, so a value built from a non-finite `Double`
-    /// must not serialize as one. The intended fix is a typed error from serialization, but
-    /// `serialized()` cannot throw without changing its callers in every layer, and chat
-    /// templates' `tojson` follows Python, which writes `Infinity`/`NaN`; so this stays known.
-    @Test(arguments: [Double.infinity, -.infinity, .nan])
-    func nonFiniteDoublesDoNotProduceInvalidJSON(_ d: Double) {
-        let text = JSONValue.number(JSONNumber(d)).serialized()
-        withKnownIssue("JSONNumber(Double) writes Swift's description (inf, nan), which is not JSON") {
-            #expect(throws: Never.self) { try JSONValue(parsing: text) }
-        } matching: { issue in
-            // Only the one expectation above failing is known; any other issue is a failure.
-            if case .expectationFailed = issue.kind { true } else { false }
+    /// must still serialize as valid JSON: infinities as numbers that read back as the same
+    /// infinity, NaN as `null` (ECMAScript's `JSON.stringify` rule).
+    @Test(arguments: [(Double.infinity, "1e999"), (-Double.infinity, "-1e999"), (Double.nan, "null")])
+    func nonFiniteDoublesSerializeAsValidJSON(_ d: Double, _ expected: String) throws {
+        let text = JSONValue.array([.number(JSONNumber(d))]).serialized()
+        #expect(text == "[\(expected)]")
+        let parsed = try JSONValue(parsing: text)
+        if d.isNaN {
+            #expect(parsed == .array([.null]))
+            #expect(JSONNumber(d).doubleValue.isNaN)
+        } else {
+            let item = try #require(parsed.arrayValue?.first)
+            let value = try #require(item.doubleValue)
+            #expect(value == d)
         }
     }
 
