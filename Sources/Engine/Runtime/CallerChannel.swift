@@ -25,11 +25,18 @@ final class CallerChannel: @unchecked Sendable {
         var closed = false
         /// The prompt evaluation, once known.
         var prefill: PrefillResult?
+        /// Rows of logits the caller wants after the inbox is evaluated: the last `logitRows`
+        /// tokens' predictions (more than one to verify a speculated run in one step).
+        var logitRows = 1
+        /// Rows the scheduler wrote into `logits` for the last step.
+        var deliveredRows = 1
     }
 
     let state = Locked(State())
-    /// The next token's logits (`vocabularySize` floats).
-    let logits: UnsafeMutablePointer<Float>
+    /// The logits of the last step's rows (`deliveredRows × vocabularySize` floats).
+    private(set) var logits: UnsafeMutablePointer<Float>
+    /// Rows `logits` can hold.
+    private(set) var rowCapacity = 1
     let vocabularySize: Int
 
     init(vocabularySize: Int) {
@@ -39,4 +46,16 @@ final class CallerChannel: @unchecked Sendable {
     }
 
     deinit { logits.deallocate() }
+
+    /// Makes room for `rows` rows of logits. Called by the caller before it submits a run that
+    /// asks for them: between a delivery and a submission the buffer is the caller's, so the
+    /// scheduler never sees it move.
+    func reserveRows(_ rows: Int) {
+        guard rows > rowCapacity else { return }
+        let grown = UnsafeMutablePointer<Float>.allocate(capacity: rows * vocabularySize)
+        grown.initialize(repeating: 0, count: rows * vocabularySize)
+        logits.deallocate()
+        logits = grown
+        rowCapacity = rows
+    }
 }

@@ -55,11 +55,13 @@ public final class PipelinedEngine {
     /// The prompt reuses the longest prefix the scheduler's KV pool holds, unless `reusePrefix`
     /// is false. Sampling, stop tokens and the token budget behave as in
     /// `SequentialEngine.generate`. Once `cancellation` is raised the stream ends with
-    /// `finishReason == .cancelled` at the next step.
+    /// `finishReason == .cancelled` at the next step. `speculation` caps prompt-lookup proposals
+    /// (0: none; the stream is the same either way, see `Scheduler.generate`).
     /// - Throws: before any compute: `.contextLimitExceeded` when the prompt cannot fit,
     ///   `.tokenOutOfRange`, `.emptyBatch`, or `.invalidConfiguration` for bad parameters.
     public func start(prompt: [Int32], sampling: SamplingParameters, stopTokens: Set<Int32>, maxTokens: Int,
-                      reusePrefix: Bool = true, cancellation: CancellationFlag) throws(EngineError) -> PipelinedStream {
+                      reusePrefix: Bool = true, cancellation: CancellationFlag,
+                      speculation: Int = 0) throws(EngineError) -> PipelinedStream {
         if let previous = active {
             previous.cancellation.cancel()
             previous.ring.waitForProducer()
@@ -67,7 +69,7 @@ public final class PipelinedEngine {
         }
         let stream = try scheduler.generate(prompt: prompt, sampling: sampling, stopTokens: stopTokens,
                                             maxTokens: maxTokens, cancellation: cancellation, reusePrefix: reusePrefix,
-                                            bufferCapacity: bufferCapacity)
+                                            bufferCapacity: bufferCapacity, speculation: speculation)
         active = (stream.ring, cancellation)
         return stream
     }

@@ -28,6 +28,10 @@ public final class PipelinedStream: AsyncSequence, Sendable {
     /// Why generation ended: nil while it runs, or when it ended with an error.
     public var finishReason: FinishReason? { ring.finishReason }
 
+    /// Tokens prompt-lookup speculation proposed, how many sampling confirmed, and the verified
+    /// runs they came in, once the stream ended (zeros without speculation).
+    public var speculation: (proposed: Int, accepted: Int, runs: Int) { ring.speculation }
+
     /// Reads the tokens in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
         public typealias Element = Int32

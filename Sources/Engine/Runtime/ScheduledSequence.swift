@@ -46,6 +46,9 @@ final class ScheduledSequence: @unchecked Sendable {
     let driver: Driver
     /// Whether admission may reuse cached blocks (false: evaluate everything, for cold timings).
     let reusesPrefix: Bool
+    /// Rows of logits the caller wants once the pending tokens are evaluated (the last
+    /// `logitRows` of them; more than one verifies a speculated run).
+    var logitRows = 1
 
     init(id: Int, prompt: [Int32], context: Int, maxBlocks: Int, cancellation: CancellationFlag, deadline: UInt64?,
          driver: Driver, reusesPrefix: Bool) {
@@ -86,11 +89,18 @@ final class SamplingDriver: @unchecked Sendable {
     var generated = 0
     /// A sampled token the full ring did not take yet (the sequence waits for room).
     var unsent: Int32?
+    /// Prompt-lookup speculation, when on.
+    var lookup: PromptLookup?
+    /// Proposed tokens evaluated in the last step after the sampled one, not yet confirmed by
+    /// sampling (the sequence's last `outstanding.count` tokens).
+    var outstanding: [Int32] = []
 
-    init(sampler: Sampler, stopTokens: [Int32], maxTokens: Int, ring: TokenRing) {
+    init(sampler: Sampler, stopTokens: [Int32], maxTokens: Int, ring: TokenRing, lookup: PromptLookup?) {
         self.sampler = sampler
         self.stopTokens = stopTokens
         self.maxTokens = maxTokens
         self.ring = ring
+        self.lookup = lookup
+        outstanding.reserveCapacity(lookup?.maxRun ?? 0)
     }
 }

@@ -57,16 +57,25 @@ public final class Scheduler: @unchecked Sendable {
     /// `.cancelled` at the next step; a passed `timeout` ends it with `.deadlineExceeded`.
     /// - Throws: before any compute: `.contextLimitExceeded` when the prompt cannot fit,
     ///   `.tokenOutOfRange`, `.emptyBatch`, `.invalidConfiguration` for bad parameters.
+    ///
+    /// With `speculation` above 0, prompt lookup proposes up to that many tokens after each
+    /// sampled one (see `PromptLookup`), evaluated with it in one step; sampling then reads the
+    /// rows in order and keeps proposals only while they equal its own draws, so the stream is
+    /// the one plain decoding gives.
     public func generate(prompt: [Int32], sampling: SamplingParameters, stopTokens: Set<Int32> = [], maxTokens: Int,
                          cancellation: CancellationFlag = CancellationFlag(), timeout: Duration? = nil,
-                         reusePrefix: Bool = true, bufferCapacity: Int = 64) throws(EngineError) -> PipelinedStream {
+                         reusePrefix: Bool = true, bufferCapacity: Int = 64,
+                         speculation: Int = 0) throws(EngineError) -> PipelinedStream {
         guard maxTokens >= 0 else { throw .invalidConfiguration("maxTokens \(maxTokens) must not be negative") }
+        guard speculation >= 0 else { throw .invalidConfiguration("speculation \(speculation) must not be negative") }
         guard bufferCapacity > 0 else { throw .invalidConfiguration("bufferCapacity \(bufferCapacity) must be positive") }
         try core.validate(prompt)
         let sampler = try Sampler(vocabularySize: model.config.vocabularySize, parameters: sampling)
         for t in prompt.suffix(sampling.penaltyWindow) { sampler.accept(t) }
         let ring = TokenRing(capacity: bufferCapacity)
-        let driver = SamplingDriver(sampler: sampler, stopTokens: stopTokens.sorted(), maxTokens: maxTokens, ring: ring)
+        let run = min(speculation, core.policy.prefillChunk - 1)
+        let driver = SamplingDriver(sampler: sampler, stopTokens: stopTokens.sorted(), maxTokens: maxTokens, ring: ring,
+                                    lookup: run > 0 ? PromptLookup(prompt: prompt, maxRun: run) : nil)
         let core = self.core
         ring.setRoomHandler { core.poke() }
         core.submit(prompt: prompt, cancellation: cancellation, timeout: timeout, reusePrefix: reusePrefix,

@@ -70,8 +70,10 @@ extension SchedulerCore {
                 guard !state.inbox.isEmpty else { return (false, 0) }
                 let r = state.rollback
                 s.tokens.append(contentsOf: state.inbox)
+                s.logitRows = min(state.logitRows, state.inbox.count)
                 state.inbox.removeAll(keepingCapacity: true)
                 state.rollback = 0
+                state.logitRows = 1
                 return (false, r)
             }
             if closed { return (.cancelled, nil) }
@@ -231,8 +233,11 @@ extension SchedulerCore {
         for (i, s) in running.enumerated() {
             plannedRows[i] = 0
             guard isRunnable(s) else { continue }
-            let n = s.inPrompt ? min(policy.prefillChunk, s.promptLength - s.evaluated)
+            var n = s.inPrompt ? min(policy.prefillChunk, s.promptLength - s.evaluated)
                                : min(s.pending, policy.prefillChunk)
+            // A run recomputed after preemption may span steps: its last step must still hold
+            // every row whose logits the caller asked for.
+            if !s.inPrompt, s.pending > n, s.pending - n < s.logitRows { n = s.pending - s.logitRows }
             if n > 1 {
                 guard budget >= n else { continue }
                 budget -= n
@@ -279,7 +284,7 @@ extension SchedulerCore {
                     batch.positions[row0 + j] = Int32(p)
                     batch.kvRows[row0 + j] = s.table[p / bs] * Int32(bs) + Int32(p % bs)
                 }
-                if s.evaluated + n == s.tokens.count { batch.requestLastLogits(segment: seg) }
+                if s.evaluated + n == s.tokens.count { batch.requestLogits(segment: seg, lastRows: min(s.logitRows, n)) }
             }
         }
         stats.steps += 1
@@ -316,14 +321,17 @@ extension SchedulerCore {
             }
             s.evaluated = end
             guard s.pending == 0 else { continue }
-            let row = UnsafeBufferPointer(rebasing: logits[logitIndex * vocabulary..<(logitIndex + 1) * vocabulary])
-            logitIndex += 1
-            act(on: s, logits: row)
+            let rows = min(s.logitRows, n)
+            s.logitRows = 1
+            let block = UnsafeBufferPointer(rebasing: logits[logitIndex * vocabulary..<(logitIndex + rows) * vocabulary])
+            logitIndex += rows
+            act(on: s, logits: block, rows: rows)
         }
     }
 
-    /// What a sequence does with the logits after its last token.
-    private func act(on s: ScheduledSequence, logits: UnsafeBufferPointer<Float>) {
+    /// What a sequence does with the logits of its last `rows` tokens (one row, except for a
+    /// caller verifying a run).
+    private func act(on s: ScheduledSequence, logits: UnsafeBufferPointer<Float>, rows: Int) {
         switch s.driver {
         case .caller(let channel):
             let report = !s.prefillReported
@@ -332,6 +340,7 @@ extension SchedulerCore {
             let prefill = s.prefill
             channel.state.withLockSignalling { state in
                 if report { state.prefill = prefill }
+                state.deliveredRows = rows
                 state.logitsReady = true
             }
             lastDelivered.append(channel)
@@ -340,38 +349,80 @@ extension SchedulerCore {
                 s.prefillReported = true
                 d.ring.setPrefill(s.prefill)
             }
-            if let outcome = sample(s, d, logits) { remove(s, reason: outcome.0, error: outcome.1) }
+            if let outcome = sample(s, d, logits, rows: rows) { remove(s, reason: outcome.0, error: outcome.1) }
         }
     }
 
     /// The pipelined loop's order per token: cancelled? → sample → stop token? → emit → budget?
     /// Returns how the sequence ends, or nil when it goes on.
-    private func sample(_ s: ScheduledSequence, _ d: SamplingDriver, _ logits: UnsafeBufferPointer<Float>)
+    ///
+    /// After a speculated run, `rows` rows are read in order, each exactly as if its tokens had
+    /// been stepped one by one: while the draw equals the proposal at that row, the next row is
+    /// already computed; the first draw that differs (or a ring too full to take it) cuts the
+    /// unconfirmed proposals from the sequence and its KV blocks.
+    private func sample(_ s: ScheduledSequence, _ d: SamplingDriver, _ logits: UnsafeBufferPointer<Float>, rows: Int)
         -> (FinishReason?, EngineError?)?
     {
-        if s.cancellation.isCancelled { return (.cancelled, nil) }
-        if d.maxTokens == 0 { return (.maxTokens, nil) }
-        guard let token = d.sampler.sample(logits) else {
-            return (nil, .invalidConfiguration("no token can be sampled: every logit is non-finite"))
+        let vocabulary = transformer.model.config.vocabularySize
+        for i in 0..<rows {
+            let row = UnsafeBufferPointer(rebasing: logits[i * vocabulary..<(i + 1) * vocabulary])
+            if s.cancellation.isCancelled { return (.cancelled, nil) }
+            if d.maxTokens == 0 { return (.maxTokens, nil) }
+            guard let token = d.sampler.sample(row) else {
+                return (nil, .invalidConfiguration("no token can be sampled: every logit is non-finite"))
+            }
+            if d.stopTokens.contains(token) { return (.stopToken(token), nil) }
+            d.sampler.accept(token)
+            let confirmed = i < d.outstanding.count && d.outstanding[i] == token
+            if !confirmed { dropProposals(s, d, confirmed: i) }
+            switch d.ring.offer(token) {
+            case .none: return (.cancelled, nil)
+            case .some(false):
+                // The token waits outside the sequence until the consumer makes room.
+                if confirmed { dropProposals(s, d, confirmed: i) }
+                d.unsent = token
+                return nil
+            case .some(true):
+                if confirmed {
+                    // Already in the sequence and its KV blocks, and its successor's row is next.
+                    d.generated += 1
+                    d.lookup?.append(token)
+                    if d.generated == d.maxTokens { return (.maxTokens, nil) }
+                    continue
+                }
+                return afterEmit(s, d, token)
+            }
         }
-        if d.stopTokens.contains(token) { return (.stopToken(token), nil) }
-        d.sampler.accept(token)
-        switch d.ring.offer(token) {
-        case .none: return (.cancelled, nil)
-        case .some(false):
-            d.unsent = token
-            return nil
-        case .some(true):
-            return afterEmit(s, d, token)
-        }
+        return nil
+    }
+
+    /// Ends a verified run: proposals past the first `confirmed` leave the sequence and the KV
+    /// pool, and the proposer learns how it did.
+    private func dropProposals(_ s: ScheduledSequence, _ d: SamplingDriver, confirmed: Int) {
+        guard !d.outstanding.isEmpty else { return }
+        let rejected = d.outstanding.count - confirmed
+        d.lookup?.record(proposed: d.outstanding.count, accepted: confirmed)
+        d.outstanding.removeAll(keepingCapacity: true)
+        guard rejected > 0 else { return }
+        s.tokens.removeLast(rejected)
+        truncate(s, to: s.evaluated - rejected)
     }
 
     /// After a token reached the consumer: end at the budget or a full context, else queue the
-    /// token for evaluation.
+    /// token for evaluation, with the tokens prompt lookup proposes after it.
     private func afterEmit(_ s: ScheduledSequence, _ d: SamplingDriver, _ token: Int32) -> (FinishReason?, EngineError?)? {
         d.generated += 1
         if d.generated == d.maxTokens || s.evaluated == transformer.contextLength { return (.maxTokens, nil) }
         s.tokens.append(token)
+        if d.lookup != nil {
+            d.lookup!.append(token)
+            let room = min(d.maxTokens - d.generated, transformer.contextLength - s.tokens.count)
+            d.lookup!.propose(limit: room, into: &d.outstanding)
+            if !d.outstanding.isEmpty {
+                s.tokens.append(contentsOf: d.outstanding)
+                s.logitRows = 1 + d.outstanding.count
+            }
+        }
         return nil
     }
 
@@ -392,6 +443,10 @@ extension SchedulerCore {
             if !s.prefillReported {
                 s.prefillReported = true
                 d.ring.setPrefill(s.prefill)
+            }
+            if let lookup = d.lookup {
+                d.ring.setSpeculation(proposed: lookup.proposedTokens, accepted: lookup.acceptedTokens,
+                                      runs: lookup.verifiedRuns)
             }
             // A cancelled pipelined stream ends quietly, as its consumer asked.
             d.ring.finish(error == nil || error == .cancelled ? (reason ?? .cancelled) : nil,

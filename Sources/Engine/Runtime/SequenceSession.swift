@@ -30,11 +30,29 @@ public final class SequenceSession: @unchecked Sendable {
     /// until the next call on this session.
     /// - Throws: `.cancelled`, `.deadlineExceeded`, or the failure that ended the sequence.
     public func logits() throws(EngineError) -> UnsafeBufferPointer<Float> {
-        let ended: EngineError? = channel.state.wait(until: { $0.logitsReady || $0.ended != nil }) { state, _ in
-            state.logitsReady ? nil : state.ended
+        let (ended, rows): (EngineError?, Int) = channel.state.wait(until: { $0.logitsReady || $0.ended != nil }) {
+            state, _ in
+            (state.logitsReady ? nil : state.ended, state.deliveredRows)
         }
         if let ended { throw ended }
-        return UnsafeBufferPointer(start: channel.logits, count: channel.vocabularySize)
+        return UnsafeBufferPointer(start: channel.logits, count: rows * channel.vocabularySize)
+    }
+
+    /// The longest run `verify` accepts: a run is evaluated in one step, within one prompt chunk.
+    public var maxVerifiedRun: Int { core.policy.prefillChunk }
+
+    /// Appends a run of tokens (the token just chosen, then tokens proposed after it) and returns
+    /// the logits after each of them: `tokens.count` rows of `vocabularySize` floats, row `i`
+    /// predicting the token after `tokens[0...i]`. The run is one fused segment of a step, so
+    /// every row equals what `step` would return after the same tokens; a caller that accepts
+    /// only a prefix of the proposals rolls the rest back.
+    /// - Throws: `.batchTooLarge` for a run longer than `maxVerifiedRun`.
+    public func verify(_ tokens: [Int32]) throws(EngineError) -> UnsafeBufferPointer<Float> {
+        guard !tokens.isEmpty else { throw .emptyBatch }
+        guard tokens.count <= maxVerifiedRun else { throw .batchTooLarge(count: tokens.count, maximum: maxVerifiedRun) }
+        channel.reserveRows(tokens.count)
+        try submit(tokens, rollback: 0, logitRows: tokens.count)
+        return try logits()
     }
 
     /// Appends `token` (normally the one just chosen) and returns the next logits.
@@ -81,7 +99,9 @@ public final class SequenceSession: @unchecked Sendable {
         core.poke()
     }
 
-    private func submit<C: Collection>(_ tokens: C, rollback: Int) throws(EngineError) where C.Element == Int32 {
+    private func submit<C: Collection>(_ tokens: C, rollback: Int, logitRows: Int = 1) throws(EngineError)
+        where C.Element == Int32
+    {
         let vocabulary = channel.vocabularySize
         for t in tokens where t < 0 || Int(t) >= vocabulary {
             throw .tokenOutOfRange(id: Int(t), vocabularySize: vocabulary)
@@ -91,6 +111,7 @@ public final class SequenceSession: @unchecked Sendable {
             state.logitsReady = false
             state.rollback += rollback
             state.inbox.append(contentsOf: tokens)
+            state.logitRows = logitRows
             return nil
         }
         if let ended { throw ended }

@@ -150,6 +150,31 @@ public final class SequentialEngine {
         return current
     }
 
+    /// The longest run `verify` takes (one step's share of a sequence).
+    public var maxVerifiedRun: Int { scheduler.core.policy.prefillChunk }
+
+    /// Appends a run (the token just chosen, then tokens proposed after it) as one segment and
+    /// returns the logits after each of its tokens: `run.count` rows of `vocabularySize`
+    /// floats, row `i` equal to what `step` would return after `run[0...i]`. `logits` is the
+    /// last row afterwards. Undo proposals that were not accepted with `rollback`.
+    /// - Throws: `.batchTooLarge` for a run longer than `maxVerifiedRun`, `.contextFull` when
+    ///   the run does not fit.
+    public func verify(_ run: [Int32], cancellation: CancellationFlag? = nil) throws(EngineError)
+        -> UnsafeBufferPointer<Float>
+    {
+        guard !run.isEmpty else { throw .emptyBatch }
+        let session = try open(cancellation)
+        guard tokens.count + run.count <= contextSize else {
+            throw .contextFull(needed: tokens.count + run.count, capacity: contextSize)
+        }
+        current = UnsafeBufferPointer(start: nil, count: 0)
+        let rows = try session.verify(run)
+        tokens.append(contentsOf: run)
+        let vocabulary = model.config.vocabularySize
+        current = UnsafeBufferPointer(rebasing: rows[rows.count - vocabulary..<rows.count])
+        return rows
+    }
+
     /// Forgets the last `n` tokens (e.g. to undo a speculative step). `logits` is stale afterwards
     /// until the next evaluation.
     public func rollback(_ n: Int) {

@@ -86,10 +86,13 @@ final class StepBatch {
         return index
     }
 
-    /// Asks for the logits of the last row of segment `index`.
-    func requestLastLogits(segment index: Int) {
+    /// Asks for the logits of the last `lastRows` rows of segment `index`, in row order.
+    func requestLogits(segment index: Int, lastRows: Int) {
         let s = segments[index]
-        logitRows[logitCount] = Int32(s.row + s.n_tokens - 1)
-        logitCount += 1
+        let end = Int32(s.row + s.n_tokens)
+        for r in end - Int32(lastRows)..<end {
+            logitRows[logitCount] = r
+            logitCount += 1
+        }
     }
 }

@@ -29,6 +29,7 @@ final class TokenRing: @unchecked Sendable {
         var wantsRoom = false
         var waiter: UnsafeContinuation<Event, Never>?
         var prefill = PrefillResult(cachedTokenCount: 0, evaluatedTokenCount: 0)
+        var speculation = (proposed: 0, accepted: 0, runs: 0)
         var roomHandler: (@Sendable () -> Void)?
     }
 
@@ -86,6 +87,14 @@ final class TokenRing: @unchecked Sendable {
         }
         resumed?.resume(returning: error.map { .failure($0) } ?? .end)
     }
+
+    /// Records the speculation totals (before `finish`).
+    func setSpeculation(proposed: Int, accepted: Int, runs: Int) {
+        state.withLock { $0.speculation = (proposed, accepted, runs) }
+    }
+
+    /// Speculation totals, once the stream ended.
+    var speculation: (proposed: Int, accepted: Int, runs: Int) { state.withLock { $0.speculation } }
 
     /// The prompt evaluation, once the scheduler reported it.
     var prefill: PrefillResult { state.withLock { $0.prefill } }

@@ -1,0 +1,75 @@
+import Engine
+import Testing
+
+/// Verifying a speculated run: `SequentialEngine.verify` evaluates a token and the tokens
+/// proposed after it as one segment, and each of its rows must be exactly what stepping the
+/// tokens one by one gives — the property that lets speculation leave output unchanged. A
+/// rolled-back tail must leave the sequence as if it had never been evaluated.
+@Suite(.serialized, .timeLimit(.minutes(20))) struct SpeculativeVerificationTests {
+    /// The default model (Q4_1) and a Q8_0 fixture: both run the fused integer products.
+    static let models = [SharedData.defaultModel, SharedData.path("models/fixtures/synth-llama-q8_0.gguf")]
+
+    private func config(_ kv: KVCacheType) -> TransformerConfiguration {
+        TransformerConfiguration(threads: 2, maxBatch: 64, contextLength: 160, kvCacheType: kv)
+    }
+
+    @Test(arguments: models, KVCacheType.allCases)
+    func verifiedRowsEqualSingleSteps(path: String, kv: KVCacheType) throws {
+        let model = try ModelStore.shared.model(path: path)
+        let vocab = model.config.vocabularySize
+        let prompt = RuntimeFixtures.prompt(37, vocabulary: vocab)
+        let run = RuntimeFixtures.prompt(6, vocabulary: vocab, salt: 3)
+
+        let stepped = try SequentialEngine(model: model, configuration: config(kv))
+        try stepped.prefill(prompt)
+        var expected: [[Float]] = []
+        for t in run { expected.append(Array(try stepped.step(t))) }
+
+        let verifier = try SequentialEngine(model: model, configuration: config(kv))
+        try verifier.prefill(prompt)
+        let rows = try verifier.verify(run)
+        try #require(rows.count == run.count * vocab)
+        for i in 0..<run.count {
+            #expect(Array(rows[i * vocab..<(i + 1) * vocab]) == expected[i], "row \(i)")
+        }
+        #expect(Array(verifier.logits) == expected[run.count - 1])
+        #expect(verifier.tokens == prompt + run)
+    }
+
+    /// Accept two of five proposals, roll back the other three, and go on with a different
+    /// token: the logits equal those of a sequence that only ever saw the accepted tokens.
+    @Test(arguments: models)
+    func rollingBackARejectedTailLeavesNoTrace(path: String) throws {
+        let model = try ModelStore.shared.model(path: path)
+        let vocab = model.config.vocabularySize
+        let prompt = RuntimeFixtures.prompt(29, vocabulary: vocab, salt: 1)
+        let run = RuntimeFixtures.prompt(6, vocabulary: vocab, salt: 5)
+        let correction = Int32((Int(run[3]) + 1) % vocab)
+
+        let speculative = try SequentialEngine(model: model, configuration: config(.f32))
+        try speculative.prefill(prompt)
+        _ = try speculative.verify(run)
+        speculative.rollback(3)
+        let after = Array(try speculative.step(correction))
+        let next = Array(try speculative.verify([run[0], run[1]]))
+
+        let plain = try SequentialEngine(model: model, configuration: config(.f32))
+        try plain.prefill(prompt)
+        for t in run.prefix(3) { _ = try plain.step(t) }
+        #expect(Array(try plain.step(correction)) == after)
+        var expectedNext: [Float] = []
+        for t in [run[0], run[1]] { expectedNext += Array(try plain.step(t)) }
+        #expect(next == expectedNext)
+        #expect(speculative.tokens == plain.tokens)
+    }
+
+    @Test func aRunLongerThanOneStepIsRefused() throws {
+        let model = try ModelStore.shared.model(path: RuntimeFixtures.stories)
+        let engine = try SequentialEngine(model: model, configuration: config(.f32))
+        try engine.prefill([1, 2, 3])
+        let tooLong = [Int32](repeating: 5, count: engine.maxVerifiedRun + 1)
+        #expect(throws: EngineError.batchTooLarge(count: tooLong.count, maximum: engine.maxVerifiedRun)) {
+            try engine.verify(tooLong)
+        }
+    }
+}
