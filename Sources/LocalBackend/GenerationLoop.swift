@@ -34,6 +34,12 @@ struct GenerationSummary: Sendable {
     var sampledOutsideMask = 0
     var forcedTokens = 0
     var budgetSteers = 0
+    /// Speculation: tokens proposed by prompt lookup and verified, and how many of them the
+    /// model's own choice confirmed.
+    var proposedTokens = 0
+    var acceptedTokens = 0
+    /// Verified runs (each one forward pass for its token and proposal).
+    var speculativeRuns = 0
 
     init(stop: Stop) { self.stop = stop }
 }
@@ -54,6 +60,8 @@ struct GenerationLoop {
     let maximumTokens: Int
     let cancellation: CancellationFlag
     let reusePrefix: Bool
+    /// The most tokens one speculative proposal may hold; 0 turns speculation off.
+    var speculation = 0
     let started: ContinuousClock.Instant
     let emit: (GenerationUpdate) -> Void
 
@@ -72,6 +80,62 @@ struct GenerationLoop {
         let ends = tokenizer.endOfGenerationTokens
         var logits = engine.logits
         var generated = 0
+
+        // Speculation: after a token is chosen, prompt lookup may propose the tokens after it;
+        // the token and the proposal are evaluated as one run (`verify`), and the loop then
+        // reads the run's rows in order, exactly as if each token had been stepped alone: it
+        // samples from each row as it would have (the same draw, the same mask), and while its
+        // choice equals the proposal the next row is already computed. The first difference
+        // rolls the rest back. So the output is the one plain decoding gives, for greedy and
+        // seeded sampling alike, whenever the rows equal single steps (they do: a run is one
+        // fused segment, whose rows are bit-identical to one-row steps).
+        var lookup = speculation > 0
+            ? PromptLookup(prompt: prompt, maxRun: min(speculation, engine.maxVerifiedRun - 1)) : nil
+        var proposal: [Int32] = []
+        proposal.reserveCapacity(max(speculation, 0) + 1)
+        var outstanding: [Int32] = []
+        outstanding.reserveCapacity(max(speculation, 0))
+        var rows = UnsafeBufferPointer<Float>(start: nil, count: 0)
+        var cursor = 0
+        let vocabulary = engine.model.config.vocabularySize
+
+        /// Appends the chosen `token` to the sequence and leaves the next logits in `logits`.
+        func advance(_ token: Int32) throws {
+            lookup?.append(token)
+            if cursor < outstanding.count, outstanding[cursor] == token {
+                // Confirmed: its keys and values are in, and the next row is computed.
+                cursor += 1
+                logits = UnsafeBufferPointer(rebasing: rows[cursor * vocabulary..<(cursor + 1) * vocabulary])
+                return
+            }
+            dropOutstanding()
+            if lookup != nil {
+                lookup!.propose(limit: maximumTokens - generated, into: &proposal)
+                if let guide { admitOnlyPlainStates(guide, &proposal) }
+            }
+            if proposal.isEmpty {
+                logits = try engine.step(token, cancellation: cancellation)
+                return
+            }
+            outstanding.append(contentsOf: proposal)
+            proposal.insert(token, at: 0)
+            rows = try engine.verify(proposal, cancellation: cancellation)
+            logits = UnsafeBufferPointer(rebasing: rows[0..<vocabulary])
+        }
+
+        /// Ends the verified run: proposals not confirmed leave the sequence (before another
+        /// token, or a forced run, is appended) and the proposer learns how it did.
+        func dropOutstanding() {
+            guard !outstanding.isEmpty else { return }
+            let drop = outstanding.count - cursor
+            lookup?.record(proposed: outstanding.count, accepted: cursor)
+            summary.proposedTokens += outstanding.count
+            summary.acceptedTokens += cursor
+            summary.speculativeRuns += 1
+            outstanding.removeAll(keepingCapacity: true)
+            cursor = 0
+            if drop > 0 { engine.rollback(drop) }
+        }
 
         func record(_ ids: [Int32]) -> Bool {
             if firstTokenAt == nil {
@@ -121,6 +185,8 @@ struct GenerationLoop {
                             maskReady = true
                             if guide.maskOnlyEnds(ends) { return finish(.grammarComplete) }
                         }
+                        dropOutstanding()
+                        lookup?.append(contentsOf: ids)
                         logits = try engine.force(ids, cancellation: cancellation)
                         continue
                     }
@@ -165,7 +231,7 @@ struct GenerationLoop {
                     maskReady = true
                     if guide.maskOnlyEnds(ends) { return finish(.grammarComplete) }
                 }
-                logits = try engine.step(token, cancellation: cancellation)
+                try advance(token)
             }
         }
 
@@ -179,8 +245,30 @@ struct GenerationLoop {
             sampler.accept(token)
             if record([token]) { return finish(.stopSequence) }
             if generated == maximumTokens { return finish(.maximumTokens) }
-            logits = try engine.step(token, cancellation: cancellation)
+            try advance(token)
         }
+    }
+
+    /// Cuts `proposal` to the tokens the grammar accepts whose states the guided loop samples in
+    /// plainly: no text forced there and the output not complete (the loop does something else
+    /// in those states, so a proposal never runs through them). Leaves the matcher as it was.
+    private func admitOnlyPlainStates(_ guide: GuidedDecoding, _ proposal: inout [Int32]) {
+        guard !proposal.isEmpty else { return }
+        guard guide.matcher.forcedBytes().isEmpty, !guide.matcher.isComplete else {
+            proposal.removeAll(keepingCapacity: true)
+            return
+        }
+        var kept = 0
+        for t in proposal {
+            guard guide.matcher.accept(token: Int(t)) else { break }
+            if !guide.matcher.forcedBytes().isEmpty || guide.matcher.isComplete {
+                guide.matcher.rollback(1)
+                break
+            }
+            kept += 1
+        }
+        if kept > 0 { guide.matcher.rollback(kept) }
+        proposal.removeLast(proposal.count - kept)
     }
 
     /// Whether the output can still be completed within `remaining` more tokens. Unknown

@@ -96,6 +96,8 @@ extension LocalLanguageModel.Executor {
         var extra: LanguageModelExecutorGenerationChannel.Metadata = [
             "cachedTokenCount": summary.cachedTokens, "stopReason": summary.stop.rawValue,
             "tokensPerSecond": summary.tokensPerSecond ?? 0, "timeToFirstToken": summary.timeToFirstToken ?? 0,
+            "proposedTokens": summary.proposedTokens, "acceptedTokens": summary.acceptedTokens,
+            "speculativeRuns": summary.speculativeRuns,
         ]
         if grammar != nil {
             extra["sampledTokens"] = summary.sampledTokens
@@ -194,7 +196,7 @@ extension LocalLanguageModel.Executor {
         var summary = GenerationSummary(stop: .maximumTokens)
         summary.promptTokens = prompt.tokens.count
         let stream = try engine.start(prompt: prompt.tokens, sampling: sampling, stopTokens: Set(tokenizer.endOfGenerationTokens),
-                                      maxTokens: budget, cancellation: flag)
+                                      maxTokens: budget, cancellation: flag, speculation: configuration.speculationLimit)
         let collected = UpdateBuffer()
         var output = OutputText(tokenizer: tokenizer, stopSequences: prompt.stopSequences, markerTokens: markerTokens) { collected.items.append($0) }
         var generated = 0
@@ -215,6 +217,7 @@ extension LocalLanguageModel.Executor {
         if !stopped, Task.isCancelled || stream.finishReason == .cancelled { throw EngineError.cancelled }
         summary.cachedTokens = stream.prefill.cachedTokenCount
         summary.outputTokens = generated
+        (summary.proposedTokens, summary.acceptedTokens, summary.speculativeRuns) = stream.speculation
         switch stream.finishReason {
         case .stopToken?: summary.stop = .endOfGeneration
         default: summary.stop = stopped ? .stopSequence : .maximumTokens
@@ -253,7 +256,8 @@ private struct SequentialWork: @unchecked Sendable {
         let sampler = try Sampler(vocabularySize: executor.weights.config.vocabularySize, parameters: sampling)
         let loop = GenerationLoop(engine: pooled.sequential, tokenizer: executor.tokenizer, sampler: sampler, guide: guide,
                                   stopSequences: prompt.stopSequences, markerTokens: executor.markerTokens, maximumTokens: budget, cancellation: flag,
-                                  reusePrefix: true, started: started, emit: emit)
+                                  reusePrefix: true, speculation: executor.configuration.speculationLimit, started: started,
+                                  emit: emit)
         return try loop.run(prompt: prompt.tokens)
     }
 }

@@ -32,6 +32,8 @@ extension LocalLanguageModel.Executor {
         public var timeout: Duration?
         /// Bytes of the shared KV block pool; nil for `LocalLanguageModel.defaultConcurrentSequences` full contexts.
         public var kvCacheBudget: Int?
+        /// The most tokens one speculative proposal holds (0: off).
+        public var speculationLimit: Int
 
         /// The configuration of `model`, reading the file's size and modification time now.
         public init(model: LocalLanguageModel) {
@@ -51,6 +53,7 @@ extension LocalLanguageModel.Executor {
             grammar = model.grammar
             timeout = model.timeout
             kvCacheBudget = model.kvCacheBudget
+            speculationLimit = model.speculationLimit
         }
 
         public static func == (a: Configuration, b: Configuration) -> Bool {
@@ -58,6 +61,7 @@ extension LocalLanguageModel.Executor {
                 && a.variant == b.variant && a.contextSize == b.contextSize && a.threads == b.threads
                 && a.kvCacheType == b.kvCacheType && a.sampling == b.sampling && a.grammar == b.grammar
                 && a.timeout == b.timeout && a.kvCacheBudget == b.kvCacheBudget
+                && a.speculationLimit == b.speculationLimit
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -72,6 +76,7 @@ extension LocalLanguageModel.Executor {
             hasher.combine(grammar)
             hasher.combine(timeout)
             hasher.combine(kvCacheBudget)
+            hasher.combine(speculationLimit)
         }
     }
 }

@@ -57,6 +57,18 @@ public struct LocalLanguageModel: LanguageModel {
     /// full context makes every request throw `LocalLanguageModelError.kvCacheBudgetTooSmall`
     /// before any compute. The weights are outside this budget.
     public var kvCacheBudget: Int?
+    /// The most tokens prompt-lookup speculation proposes at once; 0 turns it off.
+    ///
+    /// After each chosen token, the continuation of the latest earlier occurrence of the last
+    /// few tokens (in the prompt or the output) is proposed and evaluated together with the
+    /// token in one forward pass; the model's own choices confirm a prefix of it, and the rest is
+    /// rolled back. Output is unchanged — the same tokens for greedy and seeded sampling, every
+    /// guided token under its mask — while input-grounded outputs (extraction, rewriting,
+    /// quoting) take several tokens per pass. The run length adapts to acceptance, and
+    /// proposing pauses after rejections, so text that does not copy its input pays little.
+    /// Applies to requests served by the sequential generation path (guided generation, tool
+    /// calling, and the `.sequential` variant).
+    public var speculationLimit: Int = 8
 
     /// Sequences the default KV budget admits at once (`kvCacheBudget == nil`).
     public static let defaultConcurrentSequences = 4

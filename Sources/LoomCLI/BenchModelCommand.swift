@@ -11,6 +11,7 @@ enum BenchModel {
         usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16] [--engine E]
                           [--schema FILE] [--prefix N [--turns T] [--no-prefix-reuse]] [--json]
                loom bench [-m MODEL] --concurrency N[,N…] [--schema FILE] [--prompt-tokens N] [--tg N] [-t N] [--reps R] [--json]
+               loom bench [-m MODEL] --speculate --task extract|rewrite|free [--prompts FILE] [--speculate-max K] [-t N] [--reps R] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --pp N             prompt tokens evaluated as one batch (default 512)
           --tg N             tokens generated from an empty context (default 128)
@@ -36,6 +37,12 @@ enum BenchModel {
                              KV pool bytes; --reps runs per level (default 3). With --schema: N
                              sessions asked for the schema's JSON greedily at once (the guided
                              path users take; ITL per sequence: its mean between updates)
+          --speculate        instead: prompt-lookup speculation on a task's prompts
+                             (Benchmarks/speculation/TASK.json, or --prompts FILE), each answered
+                             greedily through a session with and without speculation (alternating
+                             order, --reps rounds, default 3); --speculate-max K caps proposals
+          --task T           extract (fields into a JSON schema), rewrite (a paragraph with small
+                             edits) or free (a story: the control)
           --json             {"model", "threads", "engine", "pp": {"tokens", "tok_s": {"median", "min", "max"}},
                              "tg": {…}, "ttft_ms": {…}, "weight_bytes_per_token", "weight_gbps",
                              "read_bandwidth_gbps", "peak_rss_mb", "isa", "blas_core"}, plus
@@ -45,16 +52,34 @@ enum BenchModel {
                              "restored_cached_tokens", "restored_ttft_ms", "isa"}; with --concurrency:
                              {"model", "threads", "prompt_tokens", "tg", "reps", "isa", "mapped_weights_mb", "concurrency":
                              [{"n", "agg_tok_s", "itl_ms": {"p50", "p99"}, "ttft_ms": {"p50", "p99"},
-                             "peak_rss_mb", "kv_bytes"}]}
+                             "peak_rss_mb", "kv_bytes"}]}; with --speculate: {"model", "threads",
+                             "speculation": {"task", "prompts", "reps", "max_run", "tok_s_off": {"median",
+                             "min", "max"}, "tok_s_on": {…}, "speedup", "acceptance_rate",
+                             "mean_accepted_run", "identical"}}
 
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, flags: ["json", "no-prefix-reuse"],
+        let args = try Arguments(arguments, flags: ["json", "no-prefix-reuse", "speculate"],
                                  options: ["model", "pp", "tg", "threads", "reps", "kv", "engine", "schema", "prefix", "turns",
-                                           "concurrency", "prompt-tokens"],
+                                           "concurrency", "prompt-tokens", "task", "prompts", SpeculationArguments.option],
                                  aliases: ["m": "model", "t": "threads"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        if args.has("speculate") {
+            guard let task = args.value("task"), ["extract", "rewrite", "free"].contains(task) else {
+                throw UsageError("--speculate needs --task extract, rewrite or free")
+            }
+            let threads = try args.int("threads", default: 2), reps = try args.int("reps", default: 3)
+            guard threads >= 1, reps >= 1 else { throw UsageError("--threads and --reps must be positive") }
+            let file = args.modelPath.split(separator: "/").last.map(String.init) ?? args.modelPath
+            try await BenchSpeculation.run(modelPath: args.modelPath, file: file, task: task,
+                                           promptsPath: args.value("prompts"), threads: threads, reps: reps,
+                                           limit: try SpeculationArguments.limit(args), json: args.has("json"))
+            return
+        }
+        if args.value("task") != nil || args.value("prompts") != nil || args.value(SpeculationArguments.option) != nil {
+            throw UsageError("--task, --prompts and --speculate-max go with --speculate")
+        }
         let settings = try Settings(args)
         let model = try ModelStore.shared.model(path: args.modelPath)
         let file = args.modelPath.split(separator: "/").last.map(String.init) ?? args.modelPath

@@ -14,6 +14,7 @@ enum ChatCommand: LoomCommand {
     static let usage = """
         usage: loom chat [-m MODEL] [--system TEXT] [--engine E] [-t N] [--context N] [--kv f16|f32]
                          [--greedy | --temperature T --top-k K --top-p P --seed S] [-n N] [--schema FILE]
+                         [--no-speculate | --speculate-max K]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --system TEXT      instructions (the system prompt)
           --engine E         sequential, pipelined or automatic (default automatic: pipelined for
@@ -25,10 +26,12 @@ enum ChatCommand: LoomCommand {
           --temperature T, --top-k K, --top-p P, --seed S   sampling (defaults: llama.cpp's)
           -n, --max-tokens N answer length cap per turn
           --schema FILE      start with answers constrained by this JSON Schema (as /schema FILE)
+          --no-speculate     no prompt-lookup speculation (answers are the same either way)
+          --speculate-max K  tokens one speculative proposal holds at most (default 8)
 
         At the prompt:
           /schema FILE       constrain the following answers to a JSON Schema file; /schema off
-          /stats             tok/s, time to first token and cached prompt tokens of the last answer
+          /stats             tok/s, time to first token, cached prompt tokens and speculation of the last answer
           /reset             forget the conversation (keeps the loaded model and its caches)
           /help              this list
           /quit              leave (also Ctrl-D)
@@ -39,7 +42,7 @@ enum ChatCommand: LoomCommand {
 
     static let commandHelp = """
         /schema FILE   constrain the following answers to a JSON Schema (/schema off to stop)
-        /stats         tok/s, time to first token and cached prompt tokens of the last answer
+        /stats         tok/s, time to first token, cached prompt tokens and speculation of the last answer
         /reset         forget the conversation
         /help          this list
         /quit          leave (also Ctrl-D; Ctrl-C twice at the prompt)
@@ -48,9 +51,9 @@ enum ChatCommand: LoomCommand {
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
-            arguments, flags: ["greedy"],
+            arguments, flags: ["greedy", SpeculationArguments.flag],
             options: ["model", "system", "engine", "threads", "context", "kv", "temperature", "top-k", "top-p", "seed",
-                      "max-tokens", "schema"],
+                      "max-tokens", "schema", SpeculationArguments.option],
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)' (chat reads turns from stdin)") }
         let model = try localModel(args)
@@ -111,8 +114,10 @@ enum ChatCommand: LoomCommand {
             guard n >= 1 else { throw UsageError("--max-tokens must be at least 1") }
             sampling.maximumResponseTokens = n
         }
-        return LocalLanguageModel(path: args.modelPath, variant: variant, contextSize: context, threads: threads,
-                                  kvCacheType: kv, sampling: sampling)
+        var model = LocalLanguageModel(path: args.modelPath, variant: variant, contextSize: context, threads: threads,
+                                       kvCacheType: kv, sampling: sampling)
+        model.speculationLimit = try SpeculationArguments.limit(args)
+        return model
     }
 }
 
@@ -266,7 +271,7 @@ final class ChatLoop: Sendable {
 
     /// `/stats`: the last answer's figures from the response metadata and usage.
     static func stats(_ entries: some Collection<Transcript.Entry>) -> String {
-        var generated = 0, prompt = 0, cached = 0
+        var generated = 0, prompt = 0, cached = 0, proposed = 0, accepted = 0
         var rate: Double?, ttft: Double?
         for entry in entries {
             let metadata: [String: GeneratedContent]
@@ -284,11 +289,14 @@ final class ChatLoop: Sendable {
             if case .number(let n)? = metadata["tokensPerSecond"]?.jsonValue { rate = n.doubleValue }
             if ttft == nil, case .number(let n)? = metadata["timeToFirstToken"]?.jsonValue { ttft = n.doubleValue }
             if case .number(let n)? = metadata["cachedTokenCount"]?.jsonValue, let c = n.intValue { cached = c }
+            if case .number(let n)? = metadata["proposedTokens"]?.jsonValue, let p = n.intValue { proposed += p }
+            if case .number(let n)? = metadata["acceptedTokens"]?.jsonValue, let a = n.intValue { accepted += a }
         }
         var parts = ["\(generated) tokens"]
         parts.append(rate.map { String(format: "%.1f tok/s", $0) } ?? "tok/s n/a")
         parts.append(ttft.map { String(format: "TTFT %.0f ms", $0 * 1000) } ?? "TTFT n/a")
         parts.append("prompt \(prompt) tokens, \(cached) cached")
+        parts.append("speculation \(accepted)/\(proposed) accepted")
         return parts.joined(separator: ", ")
     }
 

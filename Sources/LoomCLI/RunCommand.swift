@@ -11,7 +11,8 @@ enum RunCommand: LoomCommand {
     static let summary = "answer one prompt through LanguageModelSession (chat template, --schema for JSON)"
     static let usage = """
         usage: loom run [-m MODEL] [-p PROMPT] [--system S] [--schema FILE] [--engine sequential|pipelined|automatic]
-                        [-t N] [--context N] [-n N] [--greedy | --temperature T --top-k K --top-p P --seed S] [--json]
+                        [-t N] [--context N] [-n N] [--greedy | --temperature T --top-k K --top-p P --seed S]
+                        [--no-speculate | --speculate-max K] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           -p, --prompt TEXT  the prompt (default: standard input)
           --system TEXT      instructions (system prompt)
@@ -22,15 +23,18 @@ enum RunCommand: LoomCommand {
           --greedy           argmax decoding
           -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
           -t, --threads N    kernel threads (default 2)
-          --json             {"text", "content", "usage": {"input", "cached", "output"}, "ttft_ms", "tok_s", "engine"}
+          --no-speculate     no prompt-lookup speculation (the output is the same either way)
+          --speculate-max K  tokens one speculative proposal holds at most (default 8)
+          --json             {"text", "content", "usage": {"input", "cached", "output"}, "ttft_ms", "tok_s", "engine",
+                             "speculation": {"proposed", "accepted", "forced"}}
 
         """
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
-            arguments, flags: ["json", "greedy"],
+            arguments, flags: ["json", "greedy", SpeculationArguments.flag],
             options: ["model", "prompt", "system", "schema", "engine", "max-tokens", "temperature", "top-k", "top-p", "seed",
-                      "context", "threads"],
+                      "context", "threads", SpeculationArguments.option],
             // `--ctx` stays accepted as another spelling of `--context`, for scripts that use it.
             aliases: ["m": "model", "p": "prompt", "c": "context", "ctx": "context", "t": "threads", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
@@ -60,7 +64,8 @@ enum RunCommand: LoomCommand {
         let prompt = try args.value("prompt") ?? StandardInput.readText()
         guard !prompt.isEmpty else { throw UsageError("the prompt is empty") }
 
-        let model = LocalLanguageModel(path: args.modelPath, variant: variant, contextSize: context, threads: threads)
+        var model = LocalLanguageModel(path: args.modelPath, variant: variant, contextSize: context, threads: threads)
+        model.speculationLimit = try SpeculationArguments.limit(args)
         let session = args.value("system").map { LanguageModelSession(model: model, instructions: $0) }
             ?? LanguageModelSession(model: model)
         let json = args.has("json")
@@ -120,8 +125,14 @@ enum RunCommand: LoomCommand {
             ("ttft_ms", number("timeToFirstToken", scale: 1000)),
             ("tok_s", number("tokensPerSecond")),
             ("engine", figures.metadata["variant"]?.jsonValue ?? .null),
+            ("speculation", .object(JSONObject([
+                ("proposed", .number(JSONNumber(Int(figures.number("proposedTokens") ?? 0)))),
+                ("accepted", .number(JSONNumber(Int(figures.number("acceptedTokens") ?? 0)))),
+                ("forced", .number(JSONNumber(Int(figures.number("forcedTokens") ?? 0)))),
+            ]))),
         ]))
     }
+
 
     /// Sampling options from the command line; nil fields leave the model's defaults.
     static func generationOptions(_ args: Arguments) throws -> GenerationOptions {
