@@ -109,7 +109,8 @@ struct GenerationLoop {
                 return
             }
             dropOutstanding()
-            if lookup != nil {
+            proposal.removeAll(keepingCapacity: true)
+            if lookup != nil, engine.speculationWelcome {
                 lookup!.propose(limit: maximumTokens - generated, into: &proposal)
                 if let guide { admitOnlyPlainStates(guide, &proposal) }
             }

@@ -6,7 +6,7 @@ import Testing
 struct PromptLookupTests {
     @Test func proposesTheContinuationOfTheLatestLongestMatch() {
         // "7 8 9" occurs twice; the later occurrence is followed by 40 41 42, the earlier by 10 11.
-        var lookup = PromptLookup(prompt: [1, 7, 8, 9, 10, 11, 2, 7, 8, 9, 40, 41, 42, 3, 8], maxRun: 8)
+        var lookup = PromptLookup(prompt: [1, 7, 8, 9, 10, 11, 2, 7, 8, 9, 40, 41, 42, 3, 7, 8], maxRun: 8)
         lookup.append(9)
         var proposal: [Int32] = []
         lookup.propose(limit: 3, into: &proposal)
@@ -16,8 +16,8 @@ struct PromptLookupTests {
     }
 
     @Test func aLongerMatchWinsOverAMoreRecentShorterOne() {
-        // The last three tokens 5 6 7 occur once, early; "6 7" alone occurs later.
-        var lookup = PromptLookup(prompt: [5, 6, 7, 100, 101, 0, 6, 7, 200, 0, 5, 6], maxRun: 8)
+        // The last four tokens 4 5 6 7 occur once, early; "5 6 7" alone occurs later.
+        var lookup = PromptLookup(prompt: [4, 5, 6, 7, 100, 101, 0, 5, 6, 7, 200, 0, 4, 5, 6], maxRun: 8)
         lookup.append(7)
         var proposal: [Int32] = []
         lookup.propose(limit: 2, into: &proposal)
@@ -37,7 +37,7 @@ struct PromptLookupTests {
     }
 
     @Test func runLengthGrowsWithAcceptanceAndShrinksToWhatWasAccepted() {
-        let prompt: [Int32] = Array(1...40) + [1, 2]
+        let prompt: [Int32] = Array(1...40) + [1, 2, 3]
         var lookup = PromptLookup(prompt: prompt, maxRun: 8)
         var proposal: [Int32] = []
         lookup.propose(limit: 100, into: &proposal)
@@ -55,17 +55,17 @@ struct PromptLookupTests {
     }
 
     @Test func repeatedRejectionsPauseProposing() {
-        var lookup = PromptLookup(prompt: [1, 2, 3, 1, 2], maxRun: 8)
+        var lookup = PromptLookup(prompt: [1, 2, 3, 4, 1, 2, 3], maxRun: 8)
         var proposal: [Int32] = []
-        for _ in 0..<3 {
+        for _ in 0..<2 {
             lookup.propose(limit: 8, into: &proposal)
             #expect(!proposal.isEmpty)
             lookup.record(proposed: proposal.count, accepted: 0)
         }
         lookup.propose(limit: 8, into: &proposal)
-        #expect(proposal.isEmpty, "paused after three misses")
-        // The pause lasts 8 appended tokens; the suffix 1 2 recurs again after them.
-        for t: Int32 in [9, 9, 9, 9, 9, 9, 1, 2] { lookup.append(t) }
+        #expect(proposal.isEmpty, "paused after two misses")
+        // The pause lasts 8 appended tokens; the suffix 1 2 3 recurs again after them.
+        for t: Int32 in [9, 9, 9, 9, 9, 1, 2, 3] { lookup.append(t) }
         lookup.propose(limit: 8, into: &proposal)
         #expect(!proposal.isEmpty)
     }

@@ -7,15 +7,17 @@
 /// The proposer is a deterministic function of the sequence's own tokens and of how many of
 /// its earlier proposals were accepted, so seeded runs reproduce. It adapts: the run length
 /// grows while proposals are accepted whole and shrinks to what was accepted otherwise, and
-/// after a series of rejections it stops proposing for a while (longer each time), so text
+/// after two rejections in a row it stops proposing for a while (longer each time), so text
 /// that does not copy its input pays little for the attempts.
 public struct PromptLookup: Sendable {
     /// The sequence so far: prompt, then accepted output.
     public private(set) var history: [Int32]
     /// The most tokens one proposal holds.
     public let maxRun: Int
-    /// Longest and shortest suffix looked up (longer matches first).
-    let longestMatch = 4, shortestMatch = 2
+    /// Longest and shortest suffix looked up (longer matches first). Two-token suffixes recur
+    /// all over ordinary text (", the", "of a") and their continuations rarely hold, so a
+    /// match needs three.
+    let longestMatch = 4, shortestMatch = 3
     /// Tokens the next proposal may hold (adapted between 1 and `maxRun`).
     private(set) var run: Int
     /// Tokens to append before proposing again, after rejections.
@@ -91,7 +93,7 @@ public struct PromptLookup: Sendable {
             run = max(1, accepted + 1)
             if accepted == 0 {
                 misses += 1
-                if misses >= 3 {
+                if misses >= 2 {
                     pause = nextPause
                     nextPause = min(nextPause * 2, 256)
                     misses = 0

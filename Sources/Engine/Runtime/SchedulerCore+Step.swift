@@ -416,6 +416,7 @@ extension SchedulerCore {
         s.tokens.append(token)
         if d.lookup != nil {
             d.lookup!.append(token)
+            guard running.count <= policy.speculationMaxSequences else { return nil }
             let room = min(d.maxTokens - d.generated, transformer.contextLength - s.tokens.count)
             d.lookup!.propose(limit: room, into: &d.outstanding)
             if !d.outstanding.isEmpty {

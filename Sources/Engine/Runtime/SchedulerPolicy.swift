@@ -24,11 +24,15 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// How often the thread wakes without an event while sequences are in flight, to see
     /// cancellation flags raised and deadlines passed without telling it.
     public var housekeepingIntervalMicroseconds: Int
+    /// Speculation (verifying proposed tokens in one step) runs only while at most this many
+    /// sequences share the scheduler: a verified run adds rows to a step that every sequence
+    /// in it waits for, and a full batch keeps the machine busy without them (0: never).
+    public var speculationMaxSequences: Int
 
     /// A policy; the defaults decode 8 sequences together with 64-token prompt chunks.
     public init(maxSequences: Int = 8, prefillChunk: Int = 64, maxPrefillTokensPerStep: Int = 64, blockSize: Int = 16,
                 kvBudgetBytes: Int? = nil, callerWindowMicroseconds: Int = 2000,
-                housekeepingIntervalMicroseconds: Int = 50_000) {
+                housekeepingIntervalMicroseconds: Int = 50_000, speculationMaxSequences: Int = 2) {
         self.maxSequences = maxSequences
         self.prefillChunk = prefillChunk
         self.maxPrefillTokensPerStep = maxPrefillTokensPerStep
@@ -36,6 +40,7 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
         self.kvBudgetBytes = kvBudgetBytes
         self.callerWindowMicroseconds = callerWindowMicroseconds
         self.housekeepingIntervalMicroseconds = housekeepingIntervalMicroseconds
+        self.speculationMaxSequences = speculationMaxSequences
     }
 
     /// Checks the values against each other.
@@ -48,6 +53,9 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
         guard blockSize > 0 else { throw .invalidConfiguration("blockSize \(blockSize) must be positive") }
         guard callerWindowMicroseconds >= 0 else {
             throw .invalidConfiguration("callerWindowMicroseconds \(callerWindowMicroseconds) must not be negative")
+        }
+        guard speculationMaxSequences >= 0 else {
+            throw .invalidConfiguration("speculationMaxSequences \(speculationMaxSequences) must not be negative")
         }
         guard housekeepingIntervalMicroseconds > 0 else {
             throw .invalidConfiguration("housekeepingIntervalMicroseconds \(housekeepingIntervalMicroseconds) must be positive")

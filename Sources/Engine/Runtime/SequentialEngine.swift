@@ -150,6 +150,12 @@ public final class SequentialEngine {
         return current
     }
 
+    /// Whether the scheduler runs few enough sequences for speculation to pay
+    /// (`SchedulerPolicy.speculationMaxSequences`): read before proposing a run.
+    public var speculationWelcome: Bool {
+        scheduler.statistics.running <= scheduler.core.policy.speculationMaxSequences
+    }
+
     /// The longest run `verify` takes (one step's share of a sequence).
     public var maxVerifiedRun: Int { scheduler.core.policy.prefillChunk }
 

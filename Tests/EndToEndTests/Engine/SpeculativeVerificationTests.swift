@@ -73,3 +73,26 @@ import Testing
         }
     }
 }
+
+/// Speculation steps aside by policy: a sequence alone speculates under the default policy,
+/// and proposes nothing under `speculationMaxSequences: 0` — with the same tokens either way.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SpeculationPolicyTests {
+    @Test func thePolicyCanTurnSpeculationOff() async throws {
+        let model = try ModelStore.shared.model(path: RuntimeFixtures.stories)
+        let config = TransformerConfiguration(threads: 2, maxBatch: 64, contextLength: 256)
+        // A prompt that repeats itself, so its suffixes recur from the first token on.
+        let phrase = RuntimeFixtures.prompt(12, vocabulary: model.config.vocabularySize, salt: 4)
+        let prompt = [1] + phrase + phrase + phrase
+
+        let welcoming = try Scheduler(model: model, configuration: config, policy: SchedulerPolicy(maxSequences: 4))
+        let fast = try welcoming.generate(prompt: prompt, sampling: .greedy, maxTokens: 48, speculation: 6)
+        let fastTokens = try await RuntimeFixtures.collect(fast)
+        #expect(fast.speculation.proposed > 0)
+
+        let closed = try Scheduler(model: model, configuration: config,
+                                   policy: SchedulerPolicy(maxSequences: 4, speculationMaxSequences: 0))
+        let plain = try closed.generate(prompt: prompt, sampling: .greedy, maxTokens: 48, speculation: 6)
+        #expect(try await RuntimeFixtures.collect(plain) == fastTokens)
+        #expect(plain.speculation.proposed == 0)
+    }
+}
