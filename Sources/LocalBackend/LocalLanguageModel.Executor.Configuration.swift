@@ -2,13 +2,14 @@ import Engine
 import Foundation
 import Grammar
 import LoomJSON
+import LoomMetrics
 import Provider
 
 extension LocalLanguageModel.Executor {
     /// Everything that changes what an executor does, so that equal configurations are
     /// interchangeable: the file's identity (path, size, modification time — a file replaced on
     /// disk gets a new executor), the variant, context, KV type, threads, sampling defaults,
-    /// grammar options, timeout and KV budget.
+    /// grammar options, timeout, KV budget and metrics registry.
     public struct Configuration: Hashable, Sendable {
         /// The model file path.
         public var path: String
@@ -32,6 +33,8 @@ extension LocalLanguageModel.Executor {
         public var timeout: Duration?
         /// Bytes of the shared KV block pool; nil for `LocalLanguageModel.defaultConcurrentSequences` full contexts.
         public var kvCacheBudget: Int?
+        /// Where the runtime records its metrics (compared by identity); nil records nothing.
+        public var metrics: MetricsRegistry?
 
         /// The configuration of `model`, reading the file's size and modification time now.
         public init(model: LocalLanguageModel) {
@@ -51,13 +54,14 @@ extension LocalLanguageModel.Executor {
             grammar = model.grammar
             timeout = model.timeout
             kvCacheBudget = model.kvCacheBudget
+            metrics = model.metrics
         }
 
         public static func == (a: Configuration, b: Configuration) -> Bool {
             a.path == b.path && a.fileSize == b.fileSize && a.modificationTime == b.modificationTime
                 && a.variant == b.variant && a.contextSize == b.contextSize && a.threads == b.threads
                 && a.kvCacheType == b.kvCacheType && a.sampling == b.sampling && a.grammar == b.grammar
-                && a.timeout == b.timeout && a.kvCacheBudget == b.kvCacheBudget
+                && a.timeout == b.timeout && a.kvCacheBudget == b.kvCacheBudget && a.metrics === b.metrics
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -72,6 +76,7 @@ extension LocalLanguageModel.Executor {
             hasher.combine(grammar)
             hasher.combine(timeout)
             hasher.combine(kvCacheBudget)
+            hasher.combine(metrics.map(ObjectIdentifier.init))
         }
     }
 }
