@@ -12,11 +12,12 @@
 import Foundation
 import HTTPServer
 import LoomJSON
+import LoomMetrics
 import LoomSupport
 import Provider
 
 /// Serves one `LanguageModel` over HTTP: `POST /v1/chat/completions` (streamed and not),
-/// `GET /v1/models`, `GET /v1/models/{id}` and `GET /health`.
+/// `GET /v1/models`, `GET /v1/models/{id}`, `GET /health`, and `GET /metrics` when given a registry.
 ///
 /// ```swift
 /// let service = ChatCompletionsService(model: model, modelID: "smollm2")
@@ -38,6 +39,11 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     public let created: Int
     /// When set, every route but `/health` requires `Authorization: Bearer <apiKey>` (else 401).
     public let apiKey: String?
+    /// When set, `GET /metrics` serves it as Prometheus text, and generation requests refused
+    /// before they reach the model are counted in its `loom_requests_total` (the model counts
+    /// the ones it runs, when it records into the same registry).
+    public let metrics: MetricsRegistry?
+    private let requestMetrics: RequestMetrics?
 
     private enum LoadState {
         case idle
@@ -49,9 +55,12 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     private let state = Locked<LoadState>(.idle)
 
     /// A service for `model`; nothing is loaded until `load()`.
-    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom", apiKey: String? = nil) {
+    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom", apiKey: String? = nil,
+                metrics: MetricsRegistry? = nil) {
         self.model = model
         self.apiKey = apiKey
+        self.metrics = metrics
+        requestMetrics = metrics.map(RequestMetrics.init(registry:))
         self.modelID = modelID
         self.aliases = aliases
         self.ownedBy = ownedBy
@@ -91,7 +100,8 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     }
 
     /// The routes: generation is `limited` (counts against the server's parallel/queue gate),
-    /// the model list is not, and `/health` is also public (no API key), for load balancers.
+    /// the model list and `/metrics` are not, and `/health` is also public (no API key), for
+    /// load balancers.
     public var router: HTTPRouter {
         var router = HTTPRouter()
         register(on: &router)
@@ -116,6 +126,12 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             .json(ChatCompletionsWireFormat.modelObject(id: modelID, created: created, ownedBy: ownedBy))
         }
         router.add("GET", "/health", limited: false, isPublic: true) { [self] _ in health() }
+        if let metrics {
+            router.add("GET", "/metrics", limited: false) { _ in
+                HTTPResponse(status: 200, headers: ["Content-Type": MetricsSnapshot.prometheusContentType],
+                             body: Array(metrics.snapshot().prometheusText().utf8))
+            }
+        }
     }
 
     // MARK: - Simple routes
@@ -166,22 +182,34 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             }
             try request.checkCapabilities(model.capabilities)
         } catch {
-            return error.response
+            return refused(error)
         }
-        if let unavailable = unavailableError() { return unavailable.response }
-        guard let executor else { return ChatCompletionsServiceError(generationError: CancellationError()).response }
+        if let unavailable = unavailableError() { return refused(unavailable) }
+        guard let executor else { return refused(ChatCompletionsServiceError(generationError: CancellationError())) }
 
         // A client-chosen request id (a UUID, as Loom's client sends) traces through to the executor.
         let requestID = http.headers["X-Request-ID"].flatMap(UUID.init(uuidString:)) ?? UUID()
         let format = ChatCompletionsWireFormat(
             id: "chatcmpl-" + requestID.uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
             created: Int(Date().timeIntervalSince1970), model: modelID)
-        let run = GenerationRun(executor: executor, model: model, request: request.executorRequest(id: requestID))
+        var executorRequest = request.executorRequest(id: requestID)
+        if metrics != nil {
+            // The model measures from the request's arrival, the wait for a slot included.
+            let (seconds, attoseconds) = (ContinuousClock.now - http.receivedAt).components
+            executorRequest.metadata[RequestMetrics.waitedSecondsMetadataKey] = Double(seconds) + Double(attoseconds) * 1e-18
+        }
+        let run = GenerationRun(executor: executor, model: model, request: executorRequest)
         var response = request.stream
             ? await streamed(request, run: run, format: format)
             : await complete(request, run: run, format: format)
         response.headers.set("X-Request-ID", requestID.uuidString)
         return response
+    }
+
+    /// A generation request refused before it reached the model, counted by its status.
+    private func refused(_ error: ChatCompletionsServiceError) -> HTTPResponse {
+        requestMetrics?.count(RequestOutcome(httpStatus: error.status))
+        return error.response
     }
 
     private func complete(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat) async -> HTTPResponse {

@@ -2,6 +2,7 @@ import ChatCompletionsServer
 import Foundation
 import HTTPServer
 import LocalBackend
+import LoomMetrics
 import Provider
 
 /// `loom serve`: a model behind an OpenAI-compatible Chat Completions server.
@@ -16,7 +17,7 @@ enum ServeCommand: LoomCommand {
         usage: loom serve [-m MODEL] [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--alias NAME]
                           [--parallel N] [--queue N] [--max-body BYTES] [--timeout S]
                           [--engine sequential|pipelined|automatic] [-t THREADS] [--context N]
-                          [--kv-budget MIB] [--quiet]
+                          [--kv-budget MIB] [--no-metrics] [--quiet]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --host ADDR        address to bind (default 127.0.0.1: this machine only)
           --port N           port to bind (default 8080; 0 picks a free port)
@@ -32,9 +33,11 @@ enum ServeCommand: LoomCommand {
           -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
           --kv-budget MIB    bytes of the KV block pool all sequences share (default: --parallel
                              full contexts, and at least 4); past what it holds, requests wait
+          --no-metrics       no GET /metrics (Prometheus text; behind --api-key when set)
           --quiet            no per-request log lines on stderr
 
-        Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health.
+        Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health,
+        GET /metrics.
 
         """
 
@@ -53,7 +56,7 @@ enum ServeCommand: LoomCommand {
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
-            arguments, flags: ["quiet"],
+            arguments, flags: ["quiet", "no-metrics"],
             options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
                       "engine", "threads", "context"],
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
@@ -96,17 +99,19 @@ enum ServeCommand: LoomCommand {
         let alias = args.value("alias") ?? Self.defaultModelID(path: settings.path)
         guard !alias.isEmpty else { throw UsageError("--alias must not be empty") }
 
-        let model = try makeModel(settings, parallel: configuration.parallel)
+        let metrics = args.has("no-metrics") ? nil : MetricsRegistry()
+        let model = try makeModel(settings, parallel: configuration.parallel, metrics: metrics)
         try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
-                        apiKey: key, configuration: configuration, quiet: args.has("quiet"))
+                        apiKey: key, configuration: configuration, metrics: metrics, quiet: args.has("quiet"))
     }
 
     /// The only LocalLanguageModel-specific code: the model behind the server.
     /// Without `--kv-budget`, the KV pool holds a full context for every parallel sequence, so
     /// that `--parallel` above the model's default is not silently capped by the pool.
-    static func makeModel(_ settings: ModelSettings, parallel: Int) throws -> any LanguageModel {
+    static func makeModel(_ settings: ModelSettings, parallel: Int, metrics: MetricsRegistry? = nil) throws -> any LanguageModel {
         var model = LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
                                        threads: settings.threads)
+        model.metrics = metrics
         if let budget = settings.kvCacheBudget {
             model.kvCacheBudget = budget
         } else if parallel > LocalLanguageModel.defaultConcurrentSequences {
@@ -132,14 +137,23 @@ enum ServeCommand: LoomCommand {
     }
 
     private static func serve<Model: LanguageModel>(_ model: Model, modelID: String, fileName: String, apiKey: String?,
-                                                    configuration: HTTPServerConfiguration, quiet: Bool) async throws {
+                                                    configuration: HTTPServerConfiguration, metrics: MetricsRegistry?,
+                                                    quiet: Bool) async throws {
         // The file name is accepted too, so clients configured with it (as for llama.cpp's
         // server) work unchanged; only the id is listed.
-        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName], apiKey: apiKey)
+        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName], apiKey: apiKey,
+                                             metrics: metrics)
         let signals = try SignalWaiter()
+        let responses = metrics.map(HTTPMetrics.init(registry:))
         var log: (@Sendable (HTTPAccessRecord) -> Void)?
-        if !quiet { log = { @Sendable record in ServeCommand.logLine(record) } }
+        if !quiet || responses != nil {
+            log = { @Sendable record in
+                responses?.record(record)
+                if !quiet { ServeCommand.logLine(record) }
+            }
+        }
         let server = HTTPServer(configuration: configuration, router: service.router, accessLog: log)
+        responses?.observe(server)
         let port = try server.start()
         let address = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         StandardError.line("loom serve: loading \(modelID)…")
