@@ -85,7 +85,9 @@ let package = Package(
         .testTarget(name: "LocalBackendTests", dependencies: ["LoomTestSupport", "LocalBackend", "Provider", "Engine", "Grammar", "ChatTemplate", "LoomJSON"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["LoomTestSupport", "ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomJSON", "LoomSupport"]),
-        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsServerTests", dependencies: [
+            "LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomMetrics", "LoomSupport",
+        ]),
         // The `loom` executable's own parts (signal handling), through @testable import.
         .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI"]),
         // Every suite that loads GGUF weights and runs a forward pass (the default model, ../shared

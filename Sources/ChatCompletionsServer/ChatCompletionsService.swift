@@ -53,6 +53,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     }
 
     private let state = Locked<LoadState>(.idle)
+    private let draining = Locked(false)
 
     /// A service for `model`; nothing is loaded until `load()`.
     public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom", apiKey: String? = nil,
@@ -136,8 +137,24 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
 
     // MARK: - Simple routes
 
-    /// `GET /health`: 200 `{"status":"ok"}` once loaded, 503 with an error envelope before.
+    /// Marks the service as draining before a stop: `GET /health` answers 503 (`server_draining`)
+    /// so load balancers take the instance out, while requests already running finish. The HTTP
+    /// server's own drain (`HTTPServer.beginDraining()`) refuses new generation requests.
+    public func beginDraining() {
+        draining.withLock { $0 = true }
+    }
+
+    /// Whether `beginDraining()` has been called.
+    public var isDraining: Bool { draining.withLock { $0 } }
+
+    /// `GET /health`: 200 `{"status":"ok"}` once loaded, 503 with an error envelope before and
+    /// while draining.
     public func health() -> HTTPResponse {
+        if isDraining {
+            return ChatCompletionsServiceError(status: 503, message: "The server is draining before it stops.",
+                                               type: "unavailable_error", code: "server_draining",
+                                               retryAfterSeconds: HTTPServer.drainingRetryAfterSeconds).response
+        }
         if let unavailable = unavailableError() { return unavailable.response }
         return .json(.object(JSONObject([("status", .string("ok"))])))
     }
@@ -187,8 +204,9 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         if let unavailable = unavailableError() { return refused(unavailable) }
         guard let executor else { return refused(ChatCompletionsServiceError(generationError: CancellationError())) }
 
-        // A client-chosen request id (a UUID, as Loom's client sends) traces through to the executor.
-        let requestID = http.headers["X-Request-ID"].flatMap(UUID.init(uuidString:)) ?? UUID()
+        // The request's id (the client's, else the server's) traces through to the executor when it
+        // is a UUID, as Loom's client and the server make them.
+        let requestID = UUID(uuidString: http.requestID) ?? UUID()
         let format = ChatCompletionsWireFormat(
             id: "chatcmpl-" + requestID.uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
             created: Int(Date().timeIntervalSince1970), model: modelID)
@@ -199,10 +217,11 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             executorRequest.metadata[RequestMetrics.waitedSecondsMetadataKey] = Double(seconds) + Double(attoseconds) * 1e-18
         }
         let run = GenerationRun(executor: executor, model: model, request: executorRequest)
+        let log = GenerationLog(notes: http.notes, receivedAt: http.receivedAt)
         var response = request.stream
-            ? await streamed(request, run: run, format: format)
-            : await complete(request, run: run, format: format)
-        response.headers.set("X-Request-ID", requestID.uuidString)
+            ? await streamed(request, run: run, format: format, log: log)
+            : await complete(request, run: run, format: format, log: log)
+        response.headers.set(HTTPRequestID.headerName, http.requestID.isEmpty ? requestID.uuidString : http.requestID)
         return response
     }
 
@@ -212,29 +231,36 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         return error.response
     }
 
-    private func complete(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat) async -> HTTPResponse {
+    private func complete(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat,
+                          log: GenerationLog) async -> HTTPResponse {
         defer { run.cancel() }
         let cursor = GenerationCursor(run: run)
         var finishReason: String?
         var refusal: String?
+        func failed(_ e: ChatCompletionsServiceError) -> HTTPResponse {
+            log.end(cursor, outcome: RequestOutcome(httpStatus: e.status))
+            return e.response
+        }
         do {
             repeat {
                 _ = try await cursor.nextDeltas()
-                if cursor.assembler.producedAttachment { return Self.attachmentError.response }
+                if cursor.assembler.producedAttachment { return failed(Self.attachmentError) }
             } while !cursor.finished
         } catch {
             switch await Self.inBandOutcome(of: error, hasOutput: Self.hasOutput(cursor.assembler)) {
             case .refusal(let text): refusal = text; finishReason = "stop"
             case .contentFilter: finishReason = "content_filter"
-            case .error(let e): return e.response
+            case .error(let e): return failed(e)
             }
         }
-        if cursor.assembler.producedAttachment { return Self.attachmentError.response }
+        if cursor.assembler.producedAttachment { return failed(Self.attachmentError) }
         let reason = finishReason ?? cursor.assembler.finishReason(maximumResponseTokens: request.generationOptions.maximumResponseTokens)
+        log.end(cursor, outcome: .ok, finishReason: reason)
         return .json(format.completion(cursor.assembler, finishReason: reason, refusal: refusal))
     }
 
-    private func streamed(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat) async -> HTTPResponse {
+    private func streamed(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat,
+                          log: GenerationLog) async -> HTTPResponse {
         let cursor = GenerationCursor(run: run)
         // Hold the response head until there is visible output (or the end): a failure before
         // that — context overflow, an unenforceable schema — is still an HTTP error status.
@@ -246,6 +272,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             let outcome = await Self.inBandOutcome(of: error, hasOutput: false)
             if case .error(let e) = outcome {
                 run.cancel()
+                log.end(cursor, outcome: RequestOutcome(httpStatus: e.status))
                 return e.response
             }
             early = outcome
@@ -260,6 +287,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
                 try await send(format.chunk(delta: delta, finishReason: finish, includeUsageField: includeUsage))
             }
             func finish(_ reason: String) async throws {
+                log.end(cursor, outcome: .ok, finishReason: reason)
                 try await send(JSONObject(), finish: reason)
                 if includeUsage { try await send(format.usageChunk(cursor.assembler.usage)) }
                 try await writer.sendEvent("[DONE]")
@@ -273,6 +301,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
                     try await finish("content_filter")
                 case .error(let e):
                     // OpenAI's in-band error: an error object as the last event, no [DONE].
+                    log.end(cursor, outcome: RequestOutcome(httpStatus: e.status))
                     try await send(e.envelope)
                 }
             }
@@ -290,7 +319,10 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
                 } catch {
                     // A cancelled generation means the client is gone or the request timed out;
                     // the connection is being torn down, so there is no one to tell.
-                    if error is CancellationError { throw error }
+                    if error is CancellationError {
+                        log.end(cursor, outcome: .cancelled)
+                        throw error
+                    }
                     return try await end(await Self.inBandOutcome(of: error, hasOutput: Self.hasOutput(cursor.assembler)))
                 }
             }

@@ -35,6 +35,8 @@ public struct HTTPRequest: Sendable {
     /// When the whole request had arrived: the origin of its latencies, so time spent waiting
     /// for a slot of the server's concurrency gate counts.
     public var receivedAt: ContinuousClock.Instant
+    /// Facts the handler notes for the access log (tokens, cache hits, outcome).
+    public var notes = HTTPRequestNotes()
 
     /// Creates a request (used by the parser and by tests that call handlers directly).
     public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
@@ -64,4 +66,9 @@ public struct HTTPRequest: Sendable {
 
     /// The body decoded as UTF-8 (invalid sequences replaced).
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// The request's id (`X-Request-ID`): the client's when well-formed, else one the server
+    /// made; the server sets it before routing, so every handler sees one. Empty on a request
+    /// that did not come through a server.
+    public var requestID: String { headers[HTTPRequestID.headerName] ?? "" }
 }
