@@ -94,7 +94,7 @@ let package = Package(
         // models, the synthetic fixtures), so the unit test targets above never do.
         .testTarget(name: "EndToEndTests", dependencies: [
             "LoomTestSupport", "CTensor", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer",
-            "ChatCompletionsServer", "LoomJSON", "LoomSupport", "AllocationCounter",
+            "ChatCompletionsServer", "LoomJSON", "LoomMetrics", "LoomSupport", "AllocationCounter",
         ]),
     ],
     swiftLanguageModes: [.v6]

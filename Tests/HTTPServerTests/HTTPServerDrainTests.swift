@@ -70,44 +70,21 @@ import Testing
     }
 
     @Test func aDrainThatRunsOutOfTimeCancelsWhatStillRuns() async throws {
-        let started = Gate()
-        let cancelled = Gate()
-        var router = HTTPRouter()
-        router.add("POST", "/gen") { _ in
-            started.open()
-            _ = try? await untilCancelled()
-            cancelled.open()
-            return .text("cancelled")
-        }
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router)
-        let port = try server.start()
-        let c = try RawClient(port: port)
-        try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
-        #expect(await started.wait())
-        await server.drain(timeout: .zero)
-        #expect(await cancelled.wait())
-        #expect(try await c.readsEOF())
+        let hung = try await HungRequest.start()
+        await hung.server.drain(timeout: .zero)
+        #expect(await hung.cancelled.wait())
+        #expect(try await hung.client.readsEOF())
     }
 
     @Test func aStopDuringADrainEndsItAtOnce() async throws {
-        let started = Gate()
-        var router = HTTPRouter()
-        router.add("POST", "/gen") { _ in
-            started.open()
-            _ = try? await untilCancelled()
-            return .text("cancelled")
-        }
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router)
-        let port = try server.start()
-        let c = try RawClient(port: port)
-        try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
-        #expect(await started.wait())
-        async let drained: Void = server.drain(timeout: .seconds(3600))
-        #expect(await until { server.isDraining })
+        let hung = try await HungRequest.start()
+        async let drained: Void = hung.server.drain(timeout: .seconds(3600))
+        #expect(await until { hung.server.isDraining })
         // The second signal: stop with no grace while the drain waits.
-        await server.stop(gracePeriod: .zero)
+        await hung.server.stop(gracePeriod: .zero)
         await drained
-        #expect(try await c.readsEOF())
+        #expect(await hung.cancelled.wait())
+        #expect(try await hung.client.readsEOF())
     }
 
     @Test func everyResponseCarriesARequestIDThatTheAccessLogRecords() async throws {
