@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "LoomSupport", targets: ["LoomSupport"]),
         .library(name: "LoomJSON", targets: ["LoomJSON"]),
+        .library(name: "LoomMetrics", targets: ["LoomMetrics"]),
         .library(name: "ChatTemplate", targets: ["ChatTemplate"]),
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Grammar", targets: ["Grammar"]),
@@ -38,6 +39,9 @@ let package = Package(
         .target(name: "LoomSupport"),
         // Order-preserving, lossless JSON shared by every layer (schemas, templates, CLI, HTTP).
         .target(name: "LoomJSON"),
+        // Counters, gauges and histograms a service exports (Prometheus text or its own format);
+        // recorded lock-free, registered under the one lock.
+        .target(name: "LoomMetrics", dependencies: ["LoomSupport"]),
         // The Jinja2 chat-template interpreter (Hugging Face's `apply_chat_template` semantics);
         // model-agnostic, so it is usable without Engine. Engine only reads templates out of GGUF.
         .target(name: "ChatTemplate", dependencies: ["LoomJSON"]),
@@ -46,20 +50,20 @@ let package = Package(
         // The Foundation Models session framework: sessions, transcripts, schemas, tools; no engine.
         .target(name: "Provider", dependencies: ["LoomJSON", "LoomSupport"]),
         // LocalLanguageModel: GGUF files run by Engine, guided by Grammar, behind Provider's API.
-        .target(name: "LocalBackend", dependencies: ["Provider", "Engine", "ChatTemplate", "Grammar", "LoomJSON", "LoomSupport"]),
-        // The umbrella an app imports: Provider and LocalBackend, re-exported.
-        .target(name: "Loom", dependencies: ["Provider", "LocalBackend"]),
+        .target(name: "LocalBackend", dependencies: ["Provider", "Engine", "ChatTemplate", "Grammar", "LoomJSON", "LoomMetrics", "LoomSupport"]),
+        // The umbrella an app imports: Provider, LocalBackend and LoomMetrics, re-exported.
+        .target(name: "Loom", dependencies: ["Provider", "LocalBackend", "LoomMetrics"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
         .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON", "LoomSupport"]),
         // HTTPServer: a POSIX-socket HTTP/1.1 server with SSE streaming, used by `loom serve`.
         .target(name: "HTTPServer", dependencies: ["LoomJSON", "LoomSupport"]),
         // ChatCompletionsServer: any LanguageModel served as OpenAI-compatible Chat Completions (`loom serve`).
-        .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .target(name: "ChatCompletionsServer", dependencies: ["Provider", "HTTPServer", "LoomJSON", "LoomMetrics", "LoomSupport"]),
         // The `loom` command-line tool (the target is LoomCLI so it never clashes with `Loom` by case).
         .executableTarget(name: "LoomCLI", dependencies: [
-            "CTensor", "Engine", "ChatTemplate", "Grammar", "Provider", "LocalBackend", "LoomJSON", "LoomSupport", "HTTPServer",
-            "ChatCompletionsServer",
+            "CTensor", "Engine", "ChatTemplate", "Grammar", "Provider", "LocalBackend", "LoomJSON", "LoomMetrics", "LoomSupport",
+            "HTTPServer", "ChatCompletionsServer",
         ]),
 
         // Locators shared by the test targets (../shared, the default model); in no product.
@@ -71,6 +75,7 @@ let package = Package(
         .target(name: "ThreadFreezer", path: "Tests/ThreadFreezer"),
         .testTarget(name: "CTensorTests", dependencies: ["CTensor", "LoomSupport", "ThreadFreezer"]),
         .testTarget(name: "LoomJSONTests", dependencies: ["LoomJSON"]),
+        .testTarget(name: "LoomMetricsTests", dependencies: ["LoomMetrics"]),
         .testTarget(name: "ChatTemplateTests", dependencies: ["LoomTestSupport", "ChatTemplate", "LoomJSON"]),
         .testTarget(name: "EngineTests", dependencies: ["LoomTestSupport", "Engine", "CTensor", "ChatTemplate", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "GrammarTests", dependencies: ["LoomTestSupport", "Grammar", "LoomJSON", "LoomSupport"]),
@@ -80,14 +85,16 @@ let package = Package(
         .testTarget(name: "LocalBackendTests", dependencies: ["LoomTestSupport", "LocalBackend", "Provider", "Engine", "Grammar", "ChatTemplate", "LoomJSON"]),
         .testTarget(name: "ChatCompletionsTests", dependencies: ["LoomTestSupport", "ChatCompletions", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["LoomTestSupport", "HTTPServer", "LoomJSON", "LoomSupport"]),
-        .testTarget(name: "ChatCompletionsServerTests", dependencies: ["LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomSupport"]),
+        .testTarget(name: "ChatCompletionsServerTests", dependencies: [
+            "LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomMetrics", "LoomSupport",
+        ]),
         // The `loom` executable's own parts (signal handling), through @testable import.
         .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI"]),
         // Every suite that loads GGUF weights and runs a forward pass (the default model, ../shared
         // models, the synthetic fixtures), so the unit test targets above never do.
         .testTarget(name: "EndToEndTests", dependencies: [
             "LoomTestSupport", "CTensor", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer",
-            "ChatCompletionsServer", "LoomJSON", "LoomSupport", "AllocationCounter",
+            "ChatCompletionsServer", "LoomJSON", "LoomMetrics", "LoomSupport", "AllocationCounter",
         ]),
     ],
     swiftLanguageModes: [.v6]

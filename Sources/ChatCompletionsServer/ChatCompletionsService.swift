@@ -12,11 +12,12 @@
 import Foundation
 import HTTPServer
 import LoomJSON
+import LoomMetrics
 import LoomSupport
 import Provider
 
 /// Serves one `LanguageModel` over HTTP: `POST /v1/chat/completions` (streamed and not),
-/// `GET /v1/models`, `GET /v1/models/{id}` and `GET /health`.
+/// `GET /v1/models`, `GET /v1/models/{id}`, `GET /health`, and `GET /metrics` when given a registry.
 ///
 /// ```swift
 /// let service = ChatCompletionsService(model: model, modelID: "smollm2")
@@ -38,6 +39,11 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     public let created: Int
     /// When set, every route but `/health` requires `Authorization: Bearer <apiKey>` (else 401).
     public let apiKey: String?
+    /// When set, `GET /metrics` serves it as Prometheus text, and generation requests refused
+    /// before they reach the model are counted in its `loom_requests_total` (the model counts
+    /// the ones it runs, when it records into the same registry).
+    public let metrics: MetricsRegistry?
+    private let requestMetrics: RequestMetrics?
 
     private enum LoadState {
         case idle
@@ -47,11 +53,15 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     }
 
     private let state = Locked<LoadState>(.idle)
+    private let draining = Locked(false)
 
     /// A service for `model`; nothing is loaded until `load()`.
-    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom", apiKey: String? = nil) {
+    public init(model: Model, modelID: String, aliases: Set<String> = [], ownedBy: String = "loom", apiKey: String? = nil,
+                metrics: MetricsRegistry? = nil) {
         self.model = model
         self.apiKey = apiKey
+        self.metrics = metrics
+        requestMetrics = metrics.map(RequestMetrics.init(registry:))
         self.modelID = modelID
         self.aliases = aliases
         self.ownedBy = ownedBy
@@ -91,7 +101,8 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
     }
 
     /// The routes: generation is `limited` (counts against the server's parallel/queue gate),
-    /// the model list is not, and `/health` is also public (no API key), for load balancers.
+    /// the model list and `/metrics` are not, and `/health` is also public (no API key), for
+    /// load balancers.
     public var router: HTTPRouter {
         var router = HTTPRouter()
         register(on: &router)
@@ -116,12 +127,34 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             .json(ChatCompletionsWireFormat.modelObject(id: modelID, created: created, ownedBy: ownedBy))
         }
         router.add("GET", "/health", limited: false, isPublic: true) { [self] _ in health() }
+        if let metrics {
+            router.add("GET", "/metrics", limited: false) { _ in
+                HTTPResponse(status: 200, headers: ["Content-Type": MetricsSnapshot.prometheusContentType],
+                             body: Array(metrics.snapshot().prometheusText().utf8))
+            }
+        }
     }
 
     // MARK: - Simple routes
 
-    /// `GET /health`: 200 `{"status":"ok"}` once loaded, 503 with an error envelope before.
+    /// Marks the service as draining before a stop: `GET /health` answers 503 (`server_draining`)
+    /// so load balancers take the instance out, while requests already running finish. The HTTP
+    /// server's own drain (`HTTPServer.beginDraining()`) refuses new generation requests.
+    public func beginDraining() {
+        draining.withLock { $0 = true }
+    }
+
+    /// Whether `beginDraining()` has been called.
+    public var isDraining: Bool { draining.withLock { $0 } }
+
+    /// `GET /health`: 200 `{"status":"ok"}` once loaded, 503 with an error envelope before and
+    /// while draining.
     public func health() -> HTTPResponse {
+        if isDraining {
+            return ChatCompletionsServiceError(status: 503, message: "The server is draining before it stops.",
+                                               type: "unavailable_error", code: "server_draining",
+                                               retryAfterSeconds: HTTPServer.drainingRetryAfterSeconds).response
+        }
         if let unavailable = unavailableError() { return unavailable.response }
         return .json(.object(JSONObject([("status", .string("ok"))])))
     }
@@ -166,47 +199,68 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             }
             try request.checkCapabilities(model.capabilities)
         } catch {
-            return error.response
+            return refused(error)
         }
-        if let unavailable = unavailableError() { return unavailable.response }
-        guard let executor else { return ChatCompletionsServiceError(generationError: CancellationError()).response }
+        if let unavailable = unavailableError() { return refused(unavailable) }
+        guard let executor else { return refused(ChatCompletionsServiceError(generationError: CancellationError())) }
 
-        // A client-chosen request id (a UUID, as Loom's client sends) traces through to the executor.
-        let requestID = http.headers["X-Request-ID"].flatMap(UUID.init(uuidString:)) ?? UUID()
+        // The request's id (the client's, else the server's) traces through to the executor when it
+        // is a UUID, as Loom's client and the server make them.
+        let requestID = UUID(uuidString: http.requestID) ?? UUID()
         let format = ChatCompletionsWireFormat(
             id: "chatcmpl-" + requestID.uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
             created: Int(Date().timeIntervalSince1970), model: modelID)
-        let run = GenerationRun(executor: executor, model: model, request: request.executorRequest(id: requestID))
+        var executorRequest = request.executorRequest(id: requestID)
+        if metrics != nil {
+            // The model measures from the request's arrival, the wait for a slot included.
+            let (seconds, attoseconds) = (ContinuousClock.now - http.receivedAt).components
+            executorRequest.metadata[RequestMetrics.waitedSecondsMetadataKey] = Double(seconds) + Double(attoseconds) * 1e-18
+        }
+        let run = GenerationRun(executor: executor, model: model, request: executorRequest)
+        let log = GenerationLog(notes: http.notes, receivedAt: http.receivedAt)
         var response = request.stream
-            ? await streamed(request, run: run, format: format)
-            : await complete(request, run: run, format: format)
-        response.headers.set("X-Request-ID", requestID.uuidString)
+            ? await streamed(request, run: run, format: format, log: log)
+            : await complete(request, run: run, format: format, log: log)
+        response.headers.set(HTTPRequestID.headerName, http.requestID.isEmpty ? requestID.uuidString : http.requestID)
         return response
     }
 
-    private func complete(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat) async -> HTTPResponse {
+    /// A generation request refused before it reached the model, counted by its status.
+    private func refused(_ error: ChatCompletionsServiceError) -> HTTPResponse {
+        requestMetrics?.count(RequestOutcome(httpStatus: error.status))
+        return error.response
+    }
+
+    private func complete(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat,
+                          log: GenerationLog) async -> HTTPResponse {
         defer { run.cancel() }
         let cursor = GenerationCursor(run: run)
         var finishReason: String?
         var refusal: String?
+        func failed(_ e: ChatCompletionsServiceError) -> HTTPResponse {
+            log.end(cursor, outcome: RequestOutcome(httpStatus: e.status))
+            return e.response
+        }
         do {
             repeat {
                 _ = try await cursor.nextDeltas()
-                if cursor.assembler.producedAttachment { return Self.attachmentError.response }
+                if cursor.assembler.producedAttachment { return failed(Self.attachmentError) }
             } while !cursor.finished
         } catch {
             switch await Self.inBandOutcome(of: error, hasOutput: Self.hasOutput(cursor.assembler)) {
             case .refusal(let text): refusal = text; finishReason = "stop"
             case .contentFilter: finishReason = "content_filter"
-            case .error(let e): return e.response
+            case .error(let e): return failed(e)
             }
         }
-        if cursor.assembler.producedAttachment { return Self.attachmentError.response }
+        if cursor.assembler.producedAttachment { return failed(Self.attachmentError) }
         let reason = finishReason ?? cursor.assembler.finishReason(maximumResponseTokens: request.generationOptions.maximumResponseTokens)
+        log.end(cursor, outcome: .ok, finishReason: reason)
         return .json(format.completion(cursor.assembler, finishReason: reason, refusal: refusal))
     }
 
-    private func streamed(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat) async -> HTTPResponse {
+    private func streamed(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat,
+                          log: GenerationLog) async -> HTTPResponse {
         let cursor = GenerationCursor(run: run)
         // Hold the response head until there is visible output (or the end): a failure before
         // that — context overflow, an unenforceable schema — is still an HTTP error status.
@@ -218,6 +272,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             let outcome = await Self.inBandOutcome(of: error, hasOutput: false)
             if case .error(let e) = outcome {
                 run.cancel()
+                log.end(cursor, outcome: RequestOutcome(httpStatus: e.status))
                 return e.response
             }
             early = outcome
@@ -232,6 +287,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
                 try await send(format.chunk(delta: delta, finishReason: finish, includeUsageField: includeUsage))
             }
             func finish(_ reason: String) async throws {
+                log.end(cursor, outcome: .ok, finishReason: reason)
                 try await send(JSONObject(), finish: reason)
                 if includeUsage { try await send(format.usageChunk(cursor.assembler.usage)) }
                 try await writer.sendEvent("[DONE]")
@@ -245,6 +301,7 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
                     try await finish("content_filter")
                 case .error(let e):
                     // OpenAI's in-band error: an error object as the last event, no [DONE].
+                    log.end(cursor, outcome: RequestOutcome(httpStatus: e.status))
                     try await send(e.envelope)
                 }
             }
@@ -262,7 +319,10 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
                 } catch {
                     // A cancelled generation means the client is gone or the request timed out;
                     // the connection is being torn down, so there is no one to tell.
-                    if error is CancellationError { throw error }
+                    if error is CancellationError {
+                        log.end(cursor, outcome: .cancelled)
+                        throw error
+                    }
                     return try await end(await Self.inBandOutcome(of: error, hasOutput: Self.hasOutput(cursor.assembler)))
                 }
             }

@@ -32,6 +32,7 @@ extension ChatCompletionsServiceError {
         case .busy: ("rate_limit_error", "rate_limit_exceeded")
         case .tooManyConnections: ("server_error", "too_many_connections")
         case .timedOut: ("timeout_error", "timeout")
+        case .draining: ("unavailable_error", "server_draining")
         }
     }
 }

@@ -50,6 +50,8 @@ final class GenerationCursor: @unchecked Sendable {
     var assembler = ChatCompletionAssembler()
     /// Whether the executor has finished (normally).
     private(set) var finished = false
+    /// When the first visible output arrived, if it has.
+    private(set) var firstOutputAt: ContinuousClock.Instant?
 
     init(run: GenerationRun) {
         self.run = run
@@ -67,6 +69,7 @@ final class GenerationCursor: @unchecked Sendable {
                 break
             }
             let deltas = assembler.apply(event)
+            if !deltas.isEmpty, firstOutputAt == nil { firstOutputAt = .now }
             if !deltas.isEmpty || assembler.revisedStreamedOutput || assembler.producedAttachment { return deltas }
         }
         return []

@@ -1,9 +1,10 @@
 // Concurrency gate for expensive routes: `parallel` requests run, up to `queue` more wait in
-// arrival order, anything beyond that is refused at once (the server answers 429).
+// arrival order, anything beyond that is refused at once (the server answers 429). Draining
+// refuses the queue and every later arrival (503) while admitted requests run on.
 import LoomSupport
 
 final class AdmissionControl: Sendable {
-    enum Outcome: Sendable { case admitted, rejected, cancelled }
+    enum Outcome: Sendable { case admitted, rejected, cancelled, draining }
 
     private struct State {
         var running = 0
@@ -11,6 +12,7 @@ final class AdmissionControl: Sendable {
         var waiters: [(ticket: Int, continuation: CheckedContinuation<Outcome, Never>)] = []
         var cancelledTickets: Set<Int> = []
         var acquiring: Set<Int> = []
+        var draining = false
     }
 
     private let state = Locked(State())
@@ -26,6 +28,18 @@ final class AdmissionControl: Sendable {
     var inFlight: Int { state.withLock { $0.running } }
     /// Requests waiting for a slot.
     var queued: Int { state.withLock { $0.waiters.count } }
+    /// Whether `drain()` has been called.
+    var isDraining: Bool { state.withLock { $0.draining } }
+
+    /// Refuses every waiting request and every later one with `.draining`; admitted ones run on.
+    func drain() {
+        let waiting = state.withLock { s -> [CheckedContinuation<Outcome, Never>] in
+            s.draining = true
+            defer { s.waiters = [] }
+            return s.waiters.map(\.continuation)
+        }
+        for c in waiting { c.resume(returning: .draining) }
+    }
 
     /// Waits for a slot. A waiting request whose Task is cancelled (client gone) leaves the queue.
     func acquire() async -> Outcome {
@@ -45,6 +59,7 @@ final class AdmissionControl: Sendable {
                 // The continuation is resumed after the lock is released, never under it.
                 let now = state.withLock { s -> Outcome? in
                     if s.cancelledTickets.remove(ticket) != nil { return .cancelled }
+                    if s.draining { return .draining }
                     if s.running < parallel {
                         s.running += 1
                         return .admitted

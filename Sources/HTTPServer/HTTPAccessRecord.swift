@@ -1,4 +1,5 @@
 // What the server reports about each request once it is over, for `loom serve`'s access log.
+import LoomJSON
 
 /// One finished request, reported to the server's access-log callback.
 public struct HTTPAccessRecord: Sendable, Equatable {
@@ -27,4 +28,8 @@ public struct HTTPAccessRecord: Sendable, Equatable {
     public var outcome: Outcome
     /// From the complete request being available to the end of the response.
     public var duration: Duration
+    /// The id sent back in `X-Request-ID` (the client's, or one the server made).
+    public var requestID: String
+    /// What the handler noted (`HTTPRequest.notes`): empty for a request no handler saw.
+    public var notes: JSONObject = JSONObject()
 }

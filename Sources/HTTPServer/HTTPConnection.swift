@@ -20,8 +20,9 @@ final class HTTPConnection: @unchecked Sendable {
     // how the exchange ended.
     private var sentStatus: Int?
     private var outcome = HTTPAccessRecord.Outcome.completed
-    /// CORS headers added to every response head of the current request.
-    private var corsHeaders = HTTPHeaders()
+    /// Headers added to every response head of the current request (unless the response has its
+    /// own): its `X-Request-ID`, and CORS.
+    private var headHeaders = HTTPHeaders()
 
     init(fd: Int32, id: Int, server: HTTPServer, stopPipe: WakePipe) {
         self.fd = fd
@@ -39,14 +40,16 @@ final class HTTPConnection: @unchecked Sendable {
         }
         guard let wake = try? WakePipe() else { return }
         defer { wake.closeBoth() }
-        while let request = readRequest() {
+        while var request = readRequest() {
             sentStatus = nil
             outcome = .completed
             let started = ContinuousClock.now
+            let id = HTTPRequestID.accepting(request.headers[HTTPRequestID.headerName]) ?? HTTPRequestID.generate()
+            request.headers.set(HTTPRequestID.headerName, id)
             let keepGoing = serve(request, wake: wake)
             if let log = server.accessLog {
                 log(HTTPAccessRecord(method: request.method, path: request.path, status: sentStatus, outcome: outcome,
-                                     duration: ContinuousClock.now - started))
+                                     duration: ContinuousClock.now - started, requestID: id, notes: request.notes.all))
             }
             if !keepGoing || server.isStopping { return }
         }
@@ -101,8 +104,11 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func respondAndClose(_ response: HTTPResponse) {
-        server.accessLog?(HTTPAccessRecord(method: "", path: "", status: response.status, outcome: .rejected, duration: .zero))
-        guard Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: false, chunked: false)) else { return }
+        let id = HTTPRequestID.generate()
+        server.accessLog?(HTTPAccessRecord(method: "", path: "", status: response.status, outcome: .rejected, duration: .zero,
+                                           requestID: id))
+        guard Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: false, chunked: false,
+                                                extraHeaders: [HTTPRequestID.headerName: id])) else { return }
         lingeringClose()
     }
 
@@ -128,13 +134,14 @@ final class HTTPConnection: @unchecked Sendable {
     /// Serves one request; returns whether the connection may carry another.
     private func serve(_ request: HTTPRequest, wake: WakePipe) -> Bool {
         let config = server.configuration
-        var keepAlive = request.wantsKeepAlive && !server.isStopping
-        corsHeaders = HTTPHeaders()
+        // A draining server ends keep-alive so clients reconnect (to another instance).
+        var keepAlive = request.wantsKeepAlive && !server.isStopping && !server.isDraining
+        headHeaders = [HTTPRequestID.headerName: request.requestID]
         if let origin = request.headers["Origin"], !config.corsAllowedOrigins.isEmpty {
             let allowed = config.corsAllowedOrigins.contains("*") ? "*" : (config.corsAllowedOrigins.contains(origin) ? origin : nil)
             if let allowed {
-                corsHeaders.add("Access-Control-Allow-Origin", allowed)
-                corsHeaders.add("Vary", "Origin")
+                headHeaders.add("Access-Control-Allow-Origin", allowed)
+                headHeaders.add("Vary", "Origin")
                 if request.method == "OPTIONS", request.headers.contains("Access-Control-Request-Method"),
                    case .methodNotAllowed(let methods) = server.router.match(method: "OPTIONS", path: request.path) {
                     var preflight = HTTPResponse(status: 204)
@@ -167,8 +174,12 @@ final class HTTPConnection: @unchecked Sendable {
         let admission = route.limited ? server.admission : nil
         let busy = refusal(429, .busy, "Server busy: \(config.parallel) request(s) running and \(config.queue) waiting; retry later",
                            headers: ["Retry-After": "1"])
+        let draining = refusal(503, .draining, "Server is shutting down; retry shortly",
+                               headers: ["Retry-After": String(HTTPServer.drainingRetryAfterSeconds)])
         let handler = route.handler
-        let task = Task { await Self.runHandler(handler, request, exchange: exchange, admission: admission, busy: busy) }
+        let task = Task {
+            await Self.runHandler(handler, request, exchange: exchange, admission: admission, busy: busy, draining: draining)
+        }
         let deadline = config.requestTimeout.map { ContinuousClock.now + $0 }
         let chunked = request.version == .http11
         var headSent = false
@@ -203,19 +214,19 @@ final class HTTPConnection: @unchecked Sendable {
                     case .head(let response):
                         headSent = true
                         sentStatus = response.status
-                        // A stop that began while the handler ran turns keep-alive off.
-                        if server.isStopping { keepAlive = false }
+                        // A stop or drain that began while the handler ran turns keep-alive off.
+                        if server.isStopping || server.isDraining { keepAlive = false }
                         switch response.body {
                         case .full(let bytes):
                             exchange.close()
-                            guard Socket.sendAll(fd, Self.serialize(response, body: bytes, keepAlive: keepAlive, chunked: false, extraHeaders: corsHeaders)) else {
+                            guard Socket.sendAll(fd, Self.serialize(response, body: bytes, keepAlive: keepAlive, chunked: false, extraHeaders: headHeaders)) else {
                                 outcome = .clientDisconnected
                                 return false
                             }
                             return keepAlive
                         case .stream:
                             if !chunked { keepAlive = false }
-                            guard Socket.sendAll(fd, Self.serialize(response, body: nil, keepAlive: keepAlive, chunked: chunked, extraHeaders: corsHeaders)) else {
+                            guard Socket.sendAll(fd, Self.serialize(response, body: nil, keepAlive: keepAlive, chunked: chunked, extraHeaders: headHeaders)) else {
                                 return abandon(.clientDisconnected, rest)
                             }
                         }
@@ -243,12 +254,15 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private static func runHandler(_ handler: HTTPHandler, _ request: HTTPRequest, exchange: ResponseExchange,
-                                   admission: AdmissionControl?, busy: HTTPResponse) async {
+                                   admission: AdmissionControl?, busy: HTTPResponse, draining: HTTPResponse) async {
         if let admission {
             switch await admission.acquire() {
             case .admitted: break
             case .rejected:
                 exchange.post(.head(busy))
+                return
+            case .draining:
+                exchange.post(.head(draining))
                 return
             case .cancelled:
                 return
@@ -276,7 +290,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     private func sendFull(_ response: HTTPResponse, keepAlive: Bool) -> Bool {
         sentStatus = response.status
-        return Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: keepAlive, chunked: false, extraHeaders: corsHeaders)) && keepAlive
+        return Socket.sendAll(fd, Self.serialize(response, body: response.fullBody, keepAlive: keepAlive, chunked: false, extraHeaders: headHeaders)) && keepAlive
     }
 
     // MARK: - Serialization
@@ -288,7 +302,10 @@ final class HTTPConnection: @unchecked Sendable {
         // RFC 9110 §8.6: no Content-Length (and no body) on 204 and 304.
         let body = status == 204 || status == 304 ? nil : body
         var text = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n"
-        for (name, value) in response.headers.fields + extraHeaders.fields {
+        // A handler that sets its own X-Request-ID keeps it (one id per response).
+        let ownID = response.headers.contains(HTTPRequestID.headerName)
+        let extra = extraHeaders.fields.filter { !(ownID && $0.name.lowercased() == "x-request-id") }
+        for (name, value) in response.headers.fields + extra {
             switch name.lowercased() {
             case "content-length", "transfer-encoding", "connection": continue
             default: break

@@ -32,9 +32,15 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body bytes (Content-Length or de-chunked); empty when there is no body.
     public var body: [UInt8]
+    /// When the whole request had arrived: the origin of its latencies, so time spent waiting
+    /// for a slot of the server's concurrency gate counts.
+    public var receivedAt: ContinuousClock.Instant
+    /// Facts the handler notes for the access log (tokens, cache hits, outcome).
+    public var notes = HTTPRequestNotes()
 
     /// Creates a request (used by the parser and by tests that call handlers directly).
-    public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+                receivedAt: ContinuousClock.Instant = .now) {
         self.method = method
         self.target = target
         if let q = target.firstIndex(of: "?") {
@@ -47,6 +53,7 @@ public struct HTTPRequest: Sendable {
         self.version = version
         self.headers = headers
         self.body = body
+        self.receivedAt = receivedAt
     }
 
     /// Whether the client allows the connection to stay open after this exchange
@@ -59,4 +66,9 @@ public struct HTTPRequest: Sendable {
 
     /// The body decoded as UTF-8 (invalid sequences replaced).
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// The request's id (`X-Request-ID`): the client's when well-formed, else one the server
+    /// made; the server sets it before routing, so every handler sees one. Empty on a request
+    /// that did not come through a server.
+    public var requestID: String { headers[HTTPRequestID.headerName] ?? "" }
 }

@@ -166,6 +166,7 @@ public struct HTTPRequestParser: Sendable {
     private mutating func finishRequest() -> HTTPRequest? {
         guard var request = head?.request else { return nil }
         request.body = body
+        request.receivedAt = .now
         body = []
         head = nil
         state = .head

@@ -111,6 +111,35 @@ public final class HTTPServer: Sendable {
     /// Whether `stop()` has begun: new connections are refused and keep-alive ends.
     public var isStopping: Bool { state.withLock { $0.stopping } }
 
+    // MARK: - Draining
+
+    /// The `Retry-After` seconds of the 503 a draining server answers on limited routes.
+    public static let drainingRetryAfterSeconds = 1
+
+    /// Whether `beginDraining()` has been called.
+    public var isDraining: Bool { admission.isDraining }
+
+    /// Stops taking work without closing the door: limited routes answer 503 with `Retry-After`
+    /// (every request waiting in the queue at once, and every new one), keep-alive ends, and
+    /// requests already running carry on. Unlimited routes (health checks, metrics) still answer,
+    /// so a load balancer sees the instance go unhealthy instead of unreachable. Idempotent.
+    public func beginDraining() {
+        admission.drain()
+    }
+
+    /// Drains (`beginDraining()`), waits until no request runs on a limited route or `timeout`
+    /// passes, then stops with no further grace (`stop(gracePeriod: .zero)`): what is still
+    /// running is cancelled and every connection closed. A concurrent `stop()` (a second signal)
+    /// ends the wait at once.
+    public func drain(timeout: Duration) async {
+        beginDraining()
+        let deadline = ContinuousClock.now + timeout
+        while admission.inFlight > 0, !isStopping, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        await stop(gracePeriod: .zero)
+    }
+
     private func acceptLoop(listenFD: Int32, stopPipe: WakePipe) {
         var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: stopPipe.readEnd, events: Int16(POLLIN), revents: 0)]

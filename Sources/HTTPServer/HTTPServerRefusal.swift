@@ -24,6 +24,8 @@ public struct HTTPServerRefusal: Sendable, Equatable {
         case tooManyConnections
         /// The handler did not start its response within `requestTimeout` (504).
         case timedOut
+        /// The server is draining before it stops (503, with `Retry-After`).
+        case draining
     }
 
     /// The HTTP status to answer with.

@@ -88,6 +88,9 @@ final class EnginePool: Sendable {
         self.make = make
     }
 
+    /// Requests waiting for an engine now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Borrows the idle engine that already holds the longest prefix of `prompt`, a new one when
     /// the budget has room, or waits for one to be given back.
     /// - Throws: `CancellationError` when the task is cancelled, or `deadline` passes, while

@@ -1,5 +1,6 @@
 import Engine
 import Grammar
+import LoomMetrics
 import Provider
 
 /// The grammar side of one guided generation: the matcher, the completion planner that keeps the
@@ -14,18 +15,28 @@ final class GuidedDecoding {
     /// For each byte value, a token that is exactly that byte (-1 when the vocabulary has none):
     /// the fallback spelling of a plan the tokenizer's own spelling does not fit.
     private let byteTokens: [Int32]
+    /// Where each mask computation's duration is recorded (`loom_grammar_mask_seconds`), if anywhere.
+    private let maskTime: Histogram?
 
-    init(grammar: Grammar, vocabulary: GrammarVocabulary, tokenizer: Tokenizer, byteTokens: [Int32]) {
+    init(grammar: Grammar, vocabulary: GrammarVocabulary, tokenizer: Tokenizer, byteTokens: [Int32],
+         maskTime: Histogram? = nil) {
         matcher = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
         planner = GrammarCompletionPlanner(matcher: matcher)
         mask = [UInt64](repeating: 0, count: vocabulary.maskWordCount)
         self.tokenizer = tokenizer
         self.byteTokens = byteTokens
+        self.maskTime = maskTime
     }
 
     /// Recomputes `mask` for the matcher's current state.
     func computeMask() {
+        guard let maskTime else {
+            mask.withUnsafeMutableBufferPointer { matcher.mask(into: $0) }
+            return
+        }
+        let started = ContinuousClock.now
         mask.withUnsafeMutableBufferPointer { matcher.mask(into: $0) }
+        maskTime.observe(ContinuousClock.now - started)
     }
 
     /// Whether `token` is allowed by `mask`.

@@ -17,6 +17,22 @@ extension LocalLanguageModel.Executor {
     public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
                         streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
         let started = ContinuousClock.now
+        guard let metrics = runtime.metrics else {
+            return try await generate(request, channel: channel, started: started, recorder: nil)
+        }
+        let recorder = RequestRecorder(metrics: metrics.requests, request: request, started: started)
+        do {
+            try await generate(request, channel: channel, started: started, recorder: recorder)
+            recorder.finish(.ok)
+        } catch {
+            recorder.finish(RequestRecorder.outcome(of: error))
+            throw error
+        }
+    }
+
+    /// `respond`'s work, measured by `recorder` when the model records metrics.
+    private func generate(_ request: LanguageModelExecutorGenerationRequest, channel: LanguageModelExecutorGenerationChannel,
+                          started: ContinuousClock.Instant, recorder: RequestRecorder?) async throws {
         if request.schema != nil, configuration.variant == .pipelined {
             throw LanguageModelError.unsupportedCapability(.init(
                 capability: .guidedGeneration,
@@ -40,6 +56,7 @@ extension LocalLanguageModel.Executor {
                 contextSize: contextSize, tokenCount: prompt.tokens.count,
                 debugDescription: "the rendered transcript is \(prompt.tokens.count) tokens; the context holds \(contextSize) (prompt and response)"))
         }
+        recorder?.prompt(prompt.tokens.count)
         let room = contextSize - prompt.tokens.count
         let requested = options.maximumResponseTokens ?? configuration.sampling.maximumResponseTokens ?? room
         guard requested >= 0 else {
@@ -80,10 +97,11 @@ extension LocalLanguageModel.Executor {
             summary = try await withTaskCancellationHandler {
                 if useSequential {
                     return try await runSequential(prompt: prompt, sampling: sampling, budget: budget, grammar: grammar,
-                                                   flag: flag, deadline: deadline, started: started, events: events)
+                                                   flag: flag, deadline: deadline, started: started, events: events,
+                                                   recorder: recorder)
                 }
                 return try await runPipelined(prompt: prompt, sampling: sampling, budget: budget, flag: flag,
-                                              deadline: deadline, started: started, events: events)
+                                              deadline: deadline, started: started, events: events, recorder: recorder)
             } onCancel: {
                 flag.cancel()
             }
@@ -133,10 +151,11 @@ extension LocalLanguageModel.Executor {
     /// Generates on the sequential engine, on a worker thread, streaming updates back.
     private func runSequential(prompt: PreparedPrompt, sampling: SamplingParameters, budget: Int, grammar: Grammar?,
                                flag: CancellationFlag, deadline: DeadlineWatch, started: ContinuousClock.Instant,
-                               events: EventTranslation) async throws -> GenerationSummary {
+                               events: EventTranslation, recorder: RequestRecorder?) async throws -> GenerationSummary {
         // Borrowed here, not on the worker: waiting for an engine within the KV budget must
         // suspend a task, never block a thread.
         let pooled = try await pool.borrow(for: prompt.tokens, deadline: deadline)
+        recorder?.admit()
         let (stream, continuation) = AsyncThrowingStream<GenerationUpdate, any Error>.makeStream()
         continuation.onTermination = { _ in flag.cancel() }
         let done = Completion()
@@ -165,8 +184,10 @@ extension LocalLanguageModel.Executor {
         do {
             for try await update in stream {
                 switch update {
-                case .prefilled: break
-                case .text(let text, let count): try await events.text(text, tokenCount: count)
+                case .prefilled(_, let cached): recorder?.prefilled(cached: cached)
+                case .text(let text, let count):
+                    recorder?.tokens(count)
+                    try await events.text(text, tokenCount: count)
                 case .finished(let s): summary = s
                 }
             }
@@ -185,8 +206,9 @@ extension LocalLanguageModel.Executor {
     /// task detokenizes and sends events.
     private func runPipelined(prompt: PreparedPrompt, sampling: SamplingParameters, budget: Int,
                               flag: CancellationFlag, deadline: DeadlineWatch, started: ContinuousClock.Instant,
-                              events: EventTranslation) async throws -> GenerationSummary {
+                              events: EventTranslation, recorder: RequestRecorder?) async throws -> GenerationSummary {
         let pooled = try await pool.borrow(for: prompt.tokens, deadline: deadline)
+        recorder?.admit()
         defer {
             let pool = self.pool
             flag.cancel()
@@ -208,6 +230,8 @@ extension LocalLanguageModel.Executor {
                 summary.timeToFirstToken = (firstAt! - started).seconds
             }
             generated += 1
+            recorder?.tokens(1)
+            if generated == 1 { recorder?.prefilled(cached: stream.prefill.cachedTokenCount) }
             stopped = output.append([token])
             for case .text(let text, let count) in collected.take() { try await events.text(text, tokenCount: count) }
             if stopped { flag.cancel(); break }
@@ -216,6 +240,7 @@ extension LocalLanguageModel.Executor {
         for case .text(let text, let count) in collected.take() { try await events.text(text, tokenCount: count) }
         if !stopped, Task.isCancelled || stream.finishReason == .cancelled { throw EngineError.cancelled }
         summary.cachedTokens = stream.prefill.cachedTokenCount
+        recorder?.prefilled(cached: summary.cachedTokens)
         summary.outputTokens = generated
         (summary.proposedTokens, summary.acceptedTokens, summary.speculativeRuns) = stream.speculation
         switch stream.finishReason {
@@ -245,7 +270,7 @@ private struct SequentialWork: @unchecked Sendable {
     func run(_ emit: @escaping (GenerationUpdate) -> Void) throws -> GenerationSummary {
         let guide = grammar.map {
             GuidedDecoding(grammar: $0, vocabulary: executor.vocabulary, tokenizer: executor.tokenizer,
-                           byteTokens: executor.byteTokens)
+                           byteTokens: executor.byteTokens, maskTime: executor.runtime.metrics?.grammarMask)
         }
         // Refuse before any compute when no output is valid, or the shortest cannot fit.
         if let guide {

@@ -2,13 +2,14 @@ import Engine
 import Foundation
 import Grammar
 import LoomJSON
+import LoomMetrics
 import Provider
 
 extension LocalLanguageModel.Executor {
     /// Everything that changes what an executor does, so that equal configurations are
     /// interchangeable: the file's identity (path, size, modification time — a file replaced on
     /// disk gets a new executor), the variant, context, KV type, threads, sampling defaults,
-    /// grammar options, timeout and KV budget.
+    /// grammar options, timeout, KV budget and metrics registry.
     public struct Configuration: Hashable, Sendable {
         /// The model file path.
         public var path: String
@@ -34,6 +35,8 @@ extension LocalLanguageModel.Executor {
         public var kvCacheBudget: Int?
         /// The most tokens one speculative proposal holds (0: off).
         public var speculationLimit: Int
+        /// Where the runtime records its metrics (compared by identity); nil records nothing.
+        public var metrics: MetricsRegistry?
 
         /// The configuration of `model`, reading the file's size and modification time now.
         public init(model: LocalLanguageModel) {
@@ -54,6 +57,7 @@ extension LocalLanguageModel.Executor {
             timeout = model.timeout
             kvCacheBudget = model.kvCacheBudget
             speculationLimit = model.speculationLimit
+            metrics = model.metrics
         }
 
         public static func == (a: Configuration, b: Configuration) -> Bool {
@@ -61,7 +65,7 @@ extension LocalLanguageModel.Executor {
                 && a.variant == b.variant && a.contextSize == b.contextSize && a.threads == b.threads
                 && a.kvCacheType == b.kvCacheType && a.sampling == b.sampling && a.grammar == b.grammar
                 && a.timeout == b.timeout && a.kvCacheBudget == b.kvCacheBudget
-                && a.speculationLimit == b.speculationLimit
+                && a.speculationLimit == b.speculationLimit && a.metrics === b.metrics
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -77,6 +81,7 @@ extension LocalLanguageModel.Executor {
             hasher.combine(timeout)
             hasher.combine(kvCacheBudget)
             hasher.combine(speculationLimit)
+            hasher.combine(metrics.map(ObjectIdentifier.init))
         }
     }
 }

@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import Grammar
+import LoomMetrics
 import Provider
 
 /// A `LanguageModel` backed by a GGUF file run on this machine by Loom's engine.
@@ -70,6 +71,13 @@ public struct LocalLanguageModel: LanguageModel {
     /// calling, and the `.sequential` variant).
     public var speculationLimit: Int = 8
 
+    /// Where the model's runtime records its metrics (request latencies and outcomes, tokens,
+    /// grammar times, scheduler and KV gauges — see docs/embedding.md); nil records nothing.
+    /// Export `metrics.snapshot()` yourself, or as Prometheus text with `prometheusText()`.
+    /// Part of the configuration by identity: models given different registries get separate
+    /// runtimes (and KV pools); models sharing one registry add up in it.
+    public var metrics: MetricsRegistry?
+
     /// Sequences the default KV budget admits at once (`kvCacheBudget == nil`).
     public static let defaultConcurrentSequences = 4
 
@@ -90,6 +98,7 @@ public struct LocalLanguageModel: LanguageModel {
         self.grammar = grammar
         self.timeout = nil
         self.kvCacheBudget = kvCacheBudget
+        self.metrics = nil
     }
 
     /// Describes a model in the GGUF file at `path`.

@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import Grammar
 import LoomJSON
+import LoomMetrics
 import LoomSupport
 import Provider
 
@@ -104,6 +105,8 @@ final class LocalRuntime: Sendable {
     let pool: EnginePool
     /// Runs every request's sequence: one forward pass per step for all of them.
     let scheduler: Scheduler
+    /// What this runtime records, when its model was given a metrics registry.
+    let metrics: RuntimeMetrics?
     /// This runtime's worker threads (generation, schema compilation, prewarming, engine returns).
     let workerThreads = WorkerThread.Count()
     /// Compiled grammars kept per runtime (schemas and tool sets), least recently used evicted
@@ -173,10 +176,12 @@ final class LocalRuntime: Sendable {
             throw LocalLanguageModelError.invalidConfiguration("\(error)")
         }
         scheduler = shared
-        pool = EnginePool(engineBytes: engineBytes, budgetBytes: budget) { () throws -> PooledEngine in
+        let engines = EnginePool(engineBytes: engineBytes, budgetBytes: budget) { () throws -> PooledEngine in
             if variant == .sequential { return PooledEngine(sequential: SequentialEngine(scheduler: shared)) }
             return PooledEngine(pipelined: try PipelinedEngine(scheduler: shared))
         }
+        pool = engines
+        metrics = configuration.metrics.map { RuntimeMetrics(registry: $0, scheduler: shared, pool: engines) }
     }
 
     /// One engine's KV-cache bytes: keys and values, for every layer, at every position.
@@ -217,6 +222,8 @@ final class LocalRuntime: Sendable {
         let reasoning = self.reasoning
         let options = configuration.grammar
         let compiled: Grammar
+        let compileStarted = ContinuousClock.now
+        defer { metrics?.grammarCompile.observe(ContinuousClock.now - compileStarted) }
         do {
             compiled = try await WorkerThread.run(counting: workerThreads) { () throws -> Grammar in
                 try ToolCallGrammar.forRequest(tools: tools, dialect: dialect, mode: mode, response: response,
@@ -248,6 +255,8 @@ final class LocalRuntime: Sendable {
         let options = configuration.grammar
         let json = schema.jsonSchema
         let compiled: Grammar
+        let compileStarted = ContinuousClock.now
+        defer { metrics?.grammarCompile.observe(ContinuousClock.now - compileStarted) }
         do {
             compiled = try await WorkerThread.run(counting: workerThreads) { () throws -> Grammar in
                 try Grammar(jsonSchema: json, options: options)

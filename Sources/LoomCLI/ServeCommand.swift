@@ -2,13 +2,16 @@ import ChatCompletionsServer
 import Foundation
 import HTTPServer
 import LocalBackend
+import LoomMetrics
 import Provider
 
 /// `loom serve`: a model behind an OpenAI-compatible Chat Completions server.
 ///
 /// The socket is bound before the model loads, so `/health` answers 503 while it loads and 200
 /// after; the listening address is printed on stderr once the model is ready. SIGINT/SIGTERM
-/// stop accepting, let running requests finish for a few seconds, then exit 0.
+/// drain: new and queued generation requests get 503 with `Retry-After`, `/health` answers 503,
+/// running ones finish for up to `--drain-timeout`, then the rest are cancelled and the process
+/// exits 0; a second signal cancels at once.
 enum ServeCommand: LoomCommand {
     static let name = "serve"
     static let summary = "serve a model over the OpenAI Chat Completions API (HTTP)"
@@ -16,7 +19,8 @@ enum ServeCommand: LoomCommand {
         usage: loom serve [-m MODEL] [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--alias NAME]
                           [--parallel N] [--queue N] [--max-body BYTES] [--timeout S]
                           [--engine sequential|pipelined|automatic] [-t THREADS] [--context N]
-                          [--kv-budget MIB] [--quiet]
+                          [--kv-budget MIB] [--no-metrics] [--drain-timeout S] [--log-format text|json]
+                          [--quiet]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --host ADDR        address to bind (default 127.0.0.1: this machine only)
           --port N           port to bind (default 8080; 0 picks a free port)
@@ -32,9 +36,17 @@ enum ServeCommand: LoomCommand {
           -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
           --kv-budget MIB    bytes of the KV block pool all sequences share (default: --parallel
                              full contexts, and at least 4); past what it holds, requests wait
+          --no-metrics       no GET /metrics (Prometheus text; behind --api-key when set)
+          --drain-timeout S  on SIGTERM/SIGINT, seconds running requests may finish before they
+                             are cancelled (default 30; a second signal cancels at once)
+          --log-format F     access log on stderr: text (default), or json (one object per
+                             request: id, status, timings, tokens, cache hits, outcome)
           --quiet            no per-request log lines on stderr
 
-        Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health.
+        Every response carries X-Request-ID: the client's when well-formed, else a new UUID.
+
+        Endpoints: POST /v1/chat/completions (stream or not), GET /v1/models, GET /health,
+        GET /metrics.
 
         """
 
@@ -53,9 +65,9 @@ enum ServeCommand: LoomCommand {
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
-            arguments, flags: ["quiet"],
+            arguments, flags: ["quiet", "no-metrics"],
             options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
-                      "engine", "threads", "context"],
+                      "engine", "threads", "context", "drain-timeout", "log-format"],
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
 
@@ -96,17 +108,29 @@ enum ServeCommand: LoomCommand {
         let alias = args.value("alias") ?? Self.defaultModelID(path: settings.path)
         guard !alias.isEmpty else { throw UsageError("--alias must not be empty") }
 
-        let model = try makeModel(settings, parallel: configuration.parallel)
+        var operation = Operation()
+        if let seconds = try args.double("drain-timeout") {
+            guard seconds >= 0, seconds.isFinite else { throw UsageError("--drain-timeout must be a non-negative number of seconds") }
+            operation.drainTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        if let format = args.value("log-format") {
+            guard let parsed = LogFormat(rawValue: format) else { throw UsageError("--log-format must be text or json, not '\(format)'") }
+            operation.logFormat = parsed
+        }
+        operation.quiet = args.has("quiet")
+        let metrics = args.has("no-metrics") ? nil : MetricsRegistry()
+        let model = try makeModel(settings, parallel: configuration.parallel, metrics: metrics)
         try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
-                        apiKey: key, configuration: configuration, quiet: args.has("quiet"))
+                        apiKey: key, configuration: configuration, metrics: metrics, operation: operation)
     }
 
     /// The only LocalLanguageModel-specific code: the model behind the server.
     /// Without `--kv-budget`, the KV pool holds a full context for every parallel sequence, so
     /// that `--parallel` above the model's default is not silently capped by the pool.
-    static func makeModel(_ settings: ModelSettings, parallel: Int) throws -> any LanguageModel {
+    static func makeModel(_ settings: ModelSettings, parallel: Int, metrics: MetricsRegistry? = nil) throws -> any LanguageModel {
         var model = LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
                                        threads: settings.threads)
+        model.metrics = metrics
         if let budget = settings.kvCacheBudget {
             model.kvCacheBudget = budget
         } else if parallel > LocalLanguageModel.defaultConcurrentSequences {
@@ -117,12 +141,25 @@ enum ServeCommand: LoomCommand {
         return model
     }
 
+    /// How the server is run and logged, beyond the HTTP settings.
+    struct Operation {
+        /// How long running requests may finish after a stop signal.
+        var drainTimeout: Duration = .seconds(30)
+        var logFormat = LogFormat.text
+        var quiet = false
+    }
+
+    /// The access log's format.
+    enum LogFormat: String {
+        case text, json
+    }
+
     /// One access-log line on stderr.
     static func logLine(_ record: HTTPAccessRecord) {
         let status = record.status.map { String($0) } ?? "-"
         let (seconds, attoseconds) = record.duration.components
         let ms = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        StandardError.line("loom serve: \(record.method) \(record.path) \(status) \(record.outcome) \(ms) ms")
+        StandardError.line("loom serve: \(record.method) \(record.path) \(status) \(record.outcome) \(ms) ms id=\(record.requestID)")
     }
 
     /// `models/smollm2-360m.Q8_0.gguf` → `smollm2-360m.Q8_0`.
@@ -132,14 +169,26 @@ enum ServeCommand: LoomCommand {
     }
 
     private static func serve<Model: LanguageModel>(_ model: Model, modelID: String, fileName: String, apiKey: String?,
-                                                    configuration: HTTPServerConfiguration, quiet: Bool) async throws {
+                                                    configuration: HTTPServerConfiguration, metrics: MetricsRegistry?,
+                                                    operation: Operation) async throws {
         // The file name is accepted too, so clients configured with it (as for llama.cpp's
         // server) work unchanged; only the id is listed.
-        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName], apiKey: apiKey)
+        let service = ChatCompletionsService(model: model, modelID: modelID, aliases: [fileName], apiKey: apiKey,
+                                             metrics: metrics)
         let signals = try SignalWaiter()
+        let responses = metrics.map(HTTPMetrics.init(registry:))
+        let quiet = operation.quiet
+        let json = operation.logFormat == .json
         var log: (@Sendable (HTTPAccessRecord) -> Void)?
-        if !quiet { log = { @Sendable record in ServeCommand.logLine(record) } }
+        if !quiet || responses != nil {
+            log = { @Sendable record in
+                responses?.record(record)
+                guard !quiet else { return }
+                if json { StandardError.line(AccessLogJSON.line(record)) } else { ServeCommand.logLine(record) }
+            }
+        }
         let server = HTTPServer(configuration: configuration, router: service.router, accessLog: log)
+        responses?.observe(server)
         let port = try server.start()
         let address = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         StandardError.line("loom serve: loading \(modelID)…")
@@ -168,7 +217,18 @@ enum ServeCommand: LoomCommand {
             }
             break
         }
-        StandardError.line("loom serve: stopping")
-        await server.stop(gracePeriod: .seconds(5))
+        // Draining: the gate refuses new and queued requests, /health turns 503, running requests
+        // finish within the timeout; a second signal stops at once.
+        StandardError.line("loom serve: draining (up to \(operation.drainTimeout); a second signal stops at once)")
+        service.beginDraining()
+        server.beginDraining()
+        let interrupted = Task {
+            _ = await signals.next()
+            StandardError.line("loom serve: stopping now")
+            await server.stop(gracePeriod: .zero)
+        }
+        await server.drain(timeout: operation.drainTimeout)
+        interrupted.cancel()
+        StandardError.line("loom serve: stopped")
     }
 }

@@ -499,23 +499,10 @@ private func echoRoutes(_ r: inout HTTPRouter) {
     }
 
     @Test func stopAfterTheGracePeriodCancelsHungHandlers() async throws {
-        let started = Gate()
-        let cancelled = Gate()
-        var router = HTTPRouter()
-        router.add("POST", "/gen") { _ in
-            started.open()
-            _ = try? await untilCancelled()
-            cancelled.open()
-            return .text("cancelled")
-        }
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), router: router)
-        let port = try server.start()
-        let c = try RawClient(port: port)
-        try await c.send("POST /gen HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
-        #expect(await started.wait())
-        await server.stop(gracePeriod: .zero)
-        #expect(await cancelled.wait())
-        #expect(try await c.readsEOF())
+        let hung = try await HungRequest.start()
+        await hung.server.stop(gracePeriod: .zero)
+        #expect(await hung.cancelled.wait())
+        #expect(try await hung.client.readsEOF())
     }
 
     @Test func accessLogReportsEveryExchange() async throws {

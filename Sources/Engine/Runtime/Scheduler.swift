@@ -49,6 +49,8 @@ public final class Scheduler: @unchecked Sendable {
     public var kvCacheBytes: Int { core.pool.byteCount }
     /// Element type of the KV pool.
     public var kvCacheType: KVCacheType { core.pool.type }
+    /// Bytes of keys and values one block of the KV pool holds across every layer.
+    public var kvBlockBytes: Int { core.pool.bytesPerBlock }
 
     /// Generates up to `maxTokens` tokens after `prompt`, sampling inside the scheduler, and
     /// returns the stream of token ids. `reusePrefix: false` evaluates the whole prompt even

@@ -3,6 +3,7 @@ import ChatCompletionsServer
 import Foundation
 import HTTPServer
 import LoomJSON
+import LoomMetrics
 import Provider
 
 struct ServedModel {
@@ -17,13 +18,14 @@ struct ServedModel {
     var requests: [LanguageModelExecutorGenerationRequest] { ScriptRegistry.record(model.tag).requests }
 
     /// Starts a server for `model` (loaded unless `load` is false), requiring `apiKey` when given.
-    static func start(_ model: ScriptedLanguageModel, load: Bool = true, apiKey: String? = nil,
-                      configure: (inout HTTPServerConfiguration) -> Void = { _ in }) async throws -> ServedModel {
+    static func start(_ model: ScriptedLanguageModel, load: Bool = true, apiKey: String? = nil, metrics: MetricsRegistry? = nil,
+                      configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+                      accessLog: (@Sendable (HTTPAccessRecord) -> Void)? = nil) async throws -> ServedModel {
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         configure(&configuration)
-        let service = ChatCompletionsService(model: model, modelID: modelID, apiKey: apiKey)
-        let server = HTTPServer(configuration: configuration, router: service.router)
+        let service = ChatCompletionsService(model: model, modelID: modelID, apiKey: apiKey, metrics: metrics)
+        let server = HTTPServer(configuration: configuration, router: service.router, accessLog: accessLog)
         try server.start()
         if load { try await service.load() }
         return ServedModel(model: model, service: service, server: server)

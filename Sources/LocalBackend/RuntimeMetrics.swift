@@ -1,0 +1,64 @@
+import Engine
+import LoomMetrics
+
+/// What one runtime records into the registry its model was given: the per-request series
+/// (`RequestMetrics`), grammar compile and mask times, and — read from the scheduler, its KV pool
+/// and the engine pool when a snapshot is taken — sequences running and queued, KV blocks and
+/// bytes, and the prefix cache's counters. Sources hold the runtime's parts weakly, so a runtime
+/// that goes away leaves the registry's series to the ones still alive; several runtimes sharing
+/// one registry add up.
+final class RuntimeMetrics: Sendable {
+    let requests: RequestMetrics
+    /// `loom_grammar_compile_seconds`: compiling a schema or tool set into a grammar (cache misses).
+    let grammarCompile: Histogram
+    /// `loom_grammar_mask_seconds`: computing one token mask.
+    let grammarMask: Histogram
+
+    /// Buckets for a grammar compile, 1 ms to 10 s.
+    static let compileBuckets: [Double] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// Buckets for one token mask, 10 µs to 50 ms.
+    static let maskBuckets: [Double] = [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05]
+
+    init(registry: MetricsRegistry, scheduler: Scheduler, pool: EnginePool) {
+        requests = RequestMetrics(registry: registry)
+        grammarCompile = registry.histogram(
+            "loom_grammar_compile_seconds", help: "Seconds compiling a JSON Schema or tool set into a grammar (cache misses only).",
+            buckets: Self.compileBuckets)
+        grammarMask = registry.histogram(
+            "loom_grammar_mask_seconds", help: "Seconds computing the grammar's token mask for one step of guided generation.",
+            buckets: Self.maskBuckets)
+
+        let blockBytes = Double(scheduler.kvBlockBytes)
+        func gauge(_ name: String, _ help: String, _ read: @escaping @Sendable (SchedulerStatistics) -> Double) {
+            registry.gauge(name, help: help, source: { [weak scheduler] in scheduler.map { read($0.statistics) } })
+        }
+        func counter(_ name: String, _ help: String, _ read: @escaping @Sendable (SchedulerStatistics) -> Double) {
+            registry.counter(name, help: help, source: { [weak scheduler] in scheduler.map { read($0.statistics) } })
+        }
+        gauge("loom_sequences_running", "Sequences the scheduler is decoding now.") { Double($0.running) }
+        registry.gauge("loom_sequences_queued", help: "Sequences waiting for a place in the scheduler (KV budget or admission).",
+                       source: { [weak scheduler, weak pool] in
+                           guard let scheduler, let pool else { return nil }
+                           return Double(scheduler.statistics.waiting + pool.waiting)
+                       })
+        gauge("loom_kv_blocks", "KV blocks in the pool.") { Double($0.pool.blockCount) }
+        gauge("loom_kv_blocks_in_use", "KV blocks some sequence holds now.") { Double($0.pool.blocksInUse) }
+        gauge("loom_kv_blocks_free", "KV blocks no sequence holds (free, or keeping a cached prefix).") {
+            Double($0.pool.blockCount - $0.pool.blocksInUse)
+        }
+        gauge("loom_kv_bytes_in_use", "Bytes of KV blocks some sequence holds now.") { Double($0.pool.blocksInUse) * blockBytes }
+        gauge("loom_kv_bytes_free", "Bytes of KV blocks no sequence holds.") {
+            Double($0.pool.blockCount - $0.pool.blocksInUse) * blockBytes
+        }
+        gauge("loom_kv_cached_prefix_bytes", "Bytes of unheld KV blocks that keep a reusable prompt prefix.") {
+            Double($0.pool.cachedBlocks) * blockBytes
+        }
+        counter("loom_kv_prefix_hits_total", "Prompt lookups that reused cached KV positions.") { Double($0.pool.hits) }
+        counter("loom_kv_prefix_misses_total", "Prompt lookups that reused nothing.") { Double($0.pool.misses) }
+        counter("loom_kv_evictions_total", "Cached KV blocks given up to make room.") { Double($0.pool.evictions) }
+        counter("loom_scheduler_steps_total", "Forward passes the scheduler ran.") { Double($0.steps) }
+        counter("loom_scheduler_preemptions_total", "Sequences preempted when the KV pool ran out (recomputed later).") {
+            Double($0.preemptions)
+        }
+    }
+}
