@@ -81,6 +81,19 @@ static LOOM_AVX2 int64_t scale_avx2(float *x, float s, int64_t n) {
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), vs));
     return i;
 }
+// cap·tanh(x/cap) = cap·(1 − 2/(1 + e^(2x/cap))): exp saturates to 0 or inf at the ends, which
+// gives exactly ∓cap.
+static LOOM_AVX2 int64_t softcap_avx2(float *y, const float *x, float cap, int64_t n) {
+    __m256 vc = _mm256_set1_ps(cap), two = _mm256_set1_ps(2.0f), one = _mm256_set1_ps(1.0f);
+    __m256 k = _mm256_set1_ps(2.0f / cap);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 e = loom_exp256(_mm256_mul_ps(k, _mm256_loadu_ps(x + i)));
+        __m256 t = _mm256_sub_ps(one, _mm256_div_ps(two, _mm256_add_ps(one, e)));
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(vc, t));
+    }
+    return i;
+}
 static LOOM_AVX512 int64_t scale_avx512(float *x, float s, int64_t n) {
     __m512 vs = _mm512_set1_ps(s);
     int64_t i = 0;
@@ -126,6 +139,14 @@ void loom_mul(float *y, const float *a, const float *b, int64_t n) { binary(y, a
 void loom_gelu_erf(float *y, const float *x, int64_t n) {
     // Rare (BERT-style models); the libm erf is exact enough and not worth a vector version.
     for (int64_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
+}
+
+void loom_softcap(float *y, const float *x, float cap, int64_t n) {
+    int64_t i = 0;
+#if LOOM_X86
+    if (loom_isa_active() >= LOOM_ISA_AVX2) i = softcap_avx2(y, x, cap, n);
+#endif
+    for (; i < n; i++) y[i] = cap * (1.0f - 2.0f / (1.0f + expf(2.0f * x[i] / cap)));
 }
 
 void loom_scale(float *x, float s, int64_t n) {

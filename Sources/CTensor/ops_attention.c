@@ -134,6 +134,7 @@ static int valid(const loom_attention_desc *d) {
     if (d->kv_type != KV_F32 && d->kv_type != KV_F16) return 0;
     if (d->kv_stride < d->n_kv_head * d->head_dim || !d->k || !d->v) return 0;
     if (d->block_table && d->block_size <= 0) return 0;
+    if (d->window < 0) return 0;
     return 1;
 }
 
@@ -156,8 +157,12 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
     }
 #endif
     const size_t esize = d->kv_type == KV_F16 ? 2 : 4;
+    // A sliding window drops the keys before `lo`; the query sits at position n_kv - 1.
+    const int64_t lo = d->window > 0 && n_kv > d->window ? n_kv - d->window : 0;
+    const int64_t m = n_kv - lo;
     // A paged cache is walked block by block in position order, so every score and every
     // accumulation step is the one the contiguous layout performs: the result is bit-identical.
+    // The contiguous layout is one run from `lo`.
     const int64_t bs = d->block_table ? d->block_size : (n_kv > 0 ? n_kv : 1);
     const size_t row_bytes = (size_t)d->kv_stride * esize;
     for (int64_t h = h_begin; h < h_end;) {
@@ -165,20 +170,22 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
         int64_t run_end = (kvh + 1) * g < h_end ? (kvh + 1) * g : h_end;
         int64_t ng = run_end - h;
         memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
-        if (n_kv > 0) {
+        if (m > 0) {
             const size_t head = (size_t)(kvh * hd) * esize;
-            for (int64_t j0 = 0; j0 < n_kv; j0 += bs) {
-                int64_t cnt = n_kv - j0 < bs ? n_kv - j0 : bs;
-                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs : j0;
+            for (int64_t j0 = lo; j0 < n_kv;) {
+                int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
+                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs + off : j0;
                 const void *k = (const char *)d->k + (size_t)row0 * row_bytes + head;
-                scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, scratch + j0, n_kv);
+                scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, scratch + (j0 - lo), m);
+                j0 += cnt;
             }
-            for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * n_kv, n_kv);
-            for (int64_t j0 = 0; j0 < n_kv; j0 += bs) {
-                int64_t cnt = n_kv - j0 < bs ? n_kv - j0 : bs;
-                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs : j0;
+            for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * m, m);
+            for (int64_t j0 = lo; j0 < n_kv;) {
+                int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
+                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs + off : j0;
                 const void *v = (const char *)d->v + (size_t)row0 * row_bytes + head;
-                accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, cnt, scratch + j0, n_kv);
+                accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, cnt, scratch + (j0 - lo), m);
+                j0 += cnt;
             }
         }
         h = run_end;

@@ -269,23 +269,41 @@ void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w,
     loom_pool_run(pool, rmsnorm_run, &t);
 }
 
-static void swiglu_run(void *p, int ith, int nth) {
-    const rows_task *t = p;
+// A gated activation y = act(gate) * up, split across the pool in 64-element units.
+typedef void (*gated_fn)(float *y, const float *gate, const float *up, int64_t n);
+
+typedef struct {
+    gated_fn fn;
+    float *y;
+    const float *gate, *up;
+    int64_t n;
+} gated_task;
+
+static void gated_run(void *p, int ith, int nth) {
+    const gated_task *t = p;
     int64_t i0, i1;
     loom_split_range(t->n, ith, nth, 64, &i0, &i1);
-    if (i0 < i1) loom_swiglu(t->y + i0, t->x + i0, t->up + i0, i1 - i0);
+    if (i0 < i1) t->fn(t->y + i0, t->gate + i0, t->up + i0, i1 - i0);
 }
 
 // Below this many elements one thread finishes before a dispatch would wake the others.
 #define PAR_ELEMENTWISE_MIN 4096
 
-void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
+static void par_gated(loom_pool *pool, gated_fn fn, float *y, const float *gate, const float *up, int64_t n) {
     if (n < PAR_ELEMENTWISE_MIN) {
-        loom_swiglu(y, gate, up, n);
+        fn(y, gate, up, n);
         return;
     }
-    rows_task t = {y, gate, NULL, up, n, 0, 0, 0.0f};
-    loom_pool_run(pool, swiglu_run, &t);
+    gated_task t = {fn, y, gate, up, n};
+    loom_pool_run(pool, gated_run, &t);
+}
+
+void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
+    par_gated(pool, loom_swiglu, y, gate, up, n);
+}
+
+void loom_par_geglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
+    par_gated(pool, loom_geglu, y, gate, up, n);
 }
 // MARK: - Fused matrix-vector products (decode)
 

@@ -57,7 +57,7 @@ import Testing
             func run(_ kp: UnsafeRawPointer, _ vp: UnsafeRawPointer) -> R {
                 var d = loom_attention_desc(n_head: Int64(nHead), n_kv_head: Int64(nKVHead), head_dim: Int64(headDim),
                                             kv_type: f16 ? 1 : 0, kv_stride: Int64(stride), k: kp, v: vp, scale: scale,
-                                            block_table: nil, block_size: 0)
+                                            block_table: nil, block_size: 0, window: 0)
                 return body(&d)
             }
             if f16 {
@@ -154,7 +154,7 @@ import Testing
         k.withUnsafeMutableBytes { kb in
             let p = UnsafeRawPointer(kb.baseAddress!)
             var d = loom_attention_desc(n_head: 3, n_kv_head: 2, head_dim: 8, kv_type: 0, kv_stride: 16, k: p, v: p, scale: 1,
-                                        block_table: nil, block_size: 0)
+                                        block_table: nil, block_size: 0, window: 0)
             #expect(loom_attention(&d, q, &out, 1, 0, 3, &scratch) == -1)  // 3 heads over 2 KV heads
             d.n_head = 4
             d.kv_type = 8  // Q8_0 caches are not supported

@@ -117,6 +117,24 @@ import Testing
         }
     }
 
+    /// Soft-capping saturates to ±cap without overflow and stays within float rounding of the cap
+    /// (the form 1 − 2/(1 + e^2u) loses relative, not absolute, precision near 0).
+    @Test func softcapMatchesFloat64OnEveryTier() {
+        var gen = OpsSupport.Numbers(seed: 7)
+        OpsSupport.forEachTier { tier in
+            for n in OpsSupport.edgeSizes {
+                var x = gen.floats(n, -200, 200)
+                let extremes: [Float] = [-1e6, 1e6, 0, -0.0, 1e-8, 30, -30]
+                for (i, v) in extremes.enumerated() where i < n { x[i] = v }
+                var y = [Float](repeating: 0, count: n)
+                loom_softcap(&y, x, 30, Int64(n))
+                let worst = zip(y, x).map { abs(Double($0) - 30 * tanh(Double($1) / 30)) }.max() ?? 0
+                #expect(worst < 30 * 4e-7, "softcap tier \(tier) n \(n): \(worst)")
+                #expect(y.allSatisfy { abs($0) <= 30 }, "tier \(tier)")
+            }
+        }
+    }
+
     @Test func halfRowsConvertBitExactlyOnEveryTier() {
         var gen = OpsSupport.Numbers(seed: 6)
         OpsSupport.forEachTier { tier in

@@ -12,10 +12,53 @@ struct PagedAttentionTests {
         (0..<count * width).map { i in Float(((i * 37 + salt * 101) % 97) - 48) / 53 }
     }
 
-    static func desc(k: UnsafeRawPointer, v: UnsafeRawPointer, table: UnsafePointer<Int32>?, f16: Bool) -> loom_attention_desc {
+    static func desc(k: UnsafeRawPointer, v: UnsafeRawPointer, table: UnsafePointer<Int32>?, f16: Bool,
+                     window: Int = 0) -> loom_attention_desc {
         loom_attention_desc(n_head: Int64(heads), n_kv_head: Int64(kvHeads), head_dim: Int64(headDim), kv_type: f16 ? 1 : 0,
                             kv_stride: Int64(kvHeads * headDim), k: k, v: v, scale: 0.2, block_table: table,
-                            block_size: Int64(blockSize))
+                            block_size: Int64(blockSize), window: Int64(window))
+    }
+
+    /// Keys and values of `positions` positions laid out in a pool of `poolRows` rows through
+    /// `table` (rows no position maps to hold NaN).
+    static func scatter(_ k: [Float], _ v: [Float], positions: Int, table: [Int32], poolRows: Int) -> ([Float], [Float]) {
+        let width = kvHeads * headDim
+        var pk = [Float](repeating: .nan, count: poolRows * width), pv = pk
+        for p in 0..<positions {
+            let row = Int(table[p / blockSize]) * blockSize + p % blockSize
+            for e in 0..<width {
+                pk[row * width + e] = k[p * width + e]
+                pv[row * width + e] = v[p * width + e]
+            }
+        }
+        return (pk, pv)
+    }
+
+    @Test("A sliding window equals plain attention over the window's rows, contiguous and paged",
+          arguments: [(13, 5), (16, 4), (7, 9), (12, 1)])
+    func slidingWindow(positions: Int, window: Int) throws {
+        let width = kvHeadsWidth
+        let k = Self.rows(positions, width: width, salt: 7), v = Self.rows(positions, width: width, salt: 8)
+        let blocks = (positions + Self.blockSize - 1) / Self.blockSize
+        let table: [Int32] = (0..<blocks).map { Int32(blocks - 1 - $0) }
+        let (pk, pv) = Self.scatter(k, v, positions: positions, table: table, poolRows: blocks * Self.blockSize)
+        let q = Self.rows(1, width: Self.heads * Self.headDim, salt: 9)
+        let seen = min(window, positions), first = positions - seen
+        var expected = [Float](repeating: 0, count: Self.heads * Self.headDim), windowed = expected, paged = expected
+        var scratch = [Float](repeating: 0, count: 4 * positions)
+        k.withUnsafeBytes { kb in v.withUnsafeBytes { vb in
+            var plain = Self.desc(k: kb.baseAddress! + first * width * 4, v: vb.baseAddress! + first * width * 4,
+                                  table: nil, f16: false)
+            #expect(loom_attention(&plain, q, &expected, Int64(seen), 0, Int64(Self.heads), &scratch) == 0)
+            var d = Self.desc(k: kb.baseAddress!, v: vb.baseAddress!, table: nil, f16: false, window: window)
+            #expect(loom_attention(&d, q, &windowed, Int64(positions), 0, Int64(Self.heads), &scratch) == 0)
+        } }
+        pk.withUnsafeBytes { kb in pv.withUnsafeBytes { vb in table.withUnsafeBufferPointer { t in
+            var d = Self.desc(k: kb.baseAddress!, v: vb.baseAddress!, table: t.baseAddress, f16: false, window: window)
+            #expect(loom_attention(&d, q, &paged, Int64(positions), 0, Int64(Self.heads), &scratch) == 0)
+        } } }
+        #expect(windowed.map(\.bitPattern) == expected.map(\.bitPattern))
+        #expect(paged.map(\.bitPattern) == expected.map(\.bitPattern))
     }
 
     @Test("Paged attention equals contiguous attention bit for bit", arguments: [1, 5, 13, 16])
@@ -26,14 +69,7 @@ struct PagedAttentionTests {
         let blocks = (positions + Self.blockSize - 1) / Self.blockSize
         let table: [Int32] = (0..<blocks).map { Int32((blocks - 1 - $0) * 2 + 1) }
         let poolRows = (2 * blocks + 1) * Self.blockSize
-        var pk = [Float](repeating: .nan, count: poolRows * width), pv = pk
-        for p in 0..<positions {
-            let row = Int(table[p / Self.blockSize]) * Self.blockSize + p % Self.blockSize
-            for e in 0..<width {
-                pk[row * width + e] = k[p * width + e]
-                pv[row * width + e] = v[p * width + e]
-            }
-        }
+        let (pk, pv) = Self.scatter(k, v, positions: positions, table: table, poolRows: poolRows)
         let q = Self.rows(1, width: Self.heads * Self.headDim, salt: 3)
         var contiguous = [Float](repeating: 0, count: Self.heads * Self.headDim), paged = contiguous
         var scratch = [Float](repeating: 0, count: 4 * positions)

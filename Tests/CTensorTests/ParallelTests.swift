@@ -102,7 +102,7 @@ import Testing
             v.withUnsafeBytes { vb in
                 var d = loom_attention_desc(n_head: Int64(nHead), n_kv_head: Int64(nKV), head_dim: Int64(hd), kv_type: 0,
                                             kv_stride: Int64(nKV * hd), k: kb.baseAddress, v: vb.baseAddress, scale: 0.18,
-                                            block_table: nil, block_size: 0)
+                                            block_table: nil, block_size: 0, window: 0)
                 let pool = loom_pool_create(3)!
                 defer { loom_pool_destroy(pool) }
                 for (p0, n) in [(pos0, nTokens), (pos0 + nTokens - 1, 1)] {

@@ -1,11 +1,12 @@
 import Foundation
 
 /// Writes small GGUF v3 files for loader tests: a metadata list and F32 tensors filled with a
-/// deterministic pattern. Enough to build valid and deliberately broken llama/qwen2 models.
+/// deterministic pattern. Enough to build valid and deliberately broken models of every
+/// architecture Loom runs.
 public struct TinyGGUF {
     /// A metadata value of one of the GGUF types the loader tests need.
     public enum Value: Sendable {
-        case u32(UInt32), i32(Int32), f32(Float), string(String), bool(Bool), strings([String])
+        case u32(UInt32), i32(Int32), f32(Float), string(String), bool(Bool), strings([String]), bools([Bool])
     }
 
     /// Metadata in file order.
@@ -60,6 +61,21 @@ public struct TinyGGUF {
         return g
     }
 
+    /// A gemma3-style model on `llama`'s geometry: per-head Q/K norms, post-branch norms,
+    /// head dimension 4 as `key_length`, and a sliding window of 2 positions.
+    public static func gemma3(blocks: Int = 6) -> TinyGGUF {
+        var g = llama(blocks: blocks, architecture: "gemma3")
+        g["gemma3.attention.key_length"] = .u32(4)
+        g["gemma3.attention.value_length"] = .u32(4)
+        g["gemma3.attention.sliding_window"] = .u32(2)
+        for b in 0..<blocks {
+            let p = "blk.\(b)."
+            g.tensors += [(p + "attn_q_norm.weight", [4]), (p + "attn_k_norm.weight", [4]),
+                          (p + "post_attention_norm.weight", [8]), (p + "post_ffw_norm.weight", [8])]
+        }
+        return g
+    }
+
     /// Serialises to GGUF v3 bytes.
     public func bytes() -> [UInt8] {
         var out: [UInt8] = []
@@ -76,6 +92,7 @@ public struct TinyGGUF {
             case .bool(let v): u32(7); out.append(v ? 1 : 0)
             case .string(let s): u32(8); str(s)
             case .strings(let list): u32(9); u32(8); u64(UInt64(list.count)); list.forEach(str)
+            case .bools(let list): u32(9); u32(7); u64(UInt64(list.count)); out += list.map { $0 ? 1 : 0 }
             }
         }
         var offset = 0

@@ -87,6 +87,8 @@ void loom_gelu_erf(float *y, const float *x, int64_t n);
 void loom_swiglu(float *y, const float *gate, const float *up, int64_t n);
 /// y = gelu(gate) * up (tanh approximation; GeGLU). y may alias gate or up.
 void loom_geglu(float *y, const float *gate, const float *up, int64_t n);
+/// y = cap * tanh(x / cap) (logit soft-capping). y may alias x.
+void loom_softcap(float *y, const float *x, float cap, int64_t n);
 /// y = a + b (residual connection). y may alias a or b.
 void loom_add(float *y, const float *a, const float *b, int64_t n);
 /// y = a * b element-wise. y may alias a or b.
@@ -129,12 +131,16 @@ typedef struct loom_attention_desc {
     const int32_t *block_table;
     /// Rows per block (used only with block_table).
     int64_t block_size;
+    /// Sliding window: a query at position p sees keys at positions p - window < pos <= p
+    /// (p - pos < window). 0: every earlier position (plain causal attention).
+    int64_t window;
 } loom_attention_desc;
 
 /// Scratch floats `loom_attention` needs for a query that sees `n_kv` positions.
 size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv);
 
-/// Causal attention of one query token over KV positions [0, n_kv), for query heads
+/// Causal attention of one query token at position n_kv - 1 over KV positions [0, n_kv) (the
+/// last `window` of them when the desc has a window), for query heads
 /// [h_begin, h_end). q points at the token's query (head h at q + h * head_dim); out likewise.
 /// Scores are q·k * scale, softmaxed in F32 with a double sum, then out = Σ p_t v_t in F32.
 /// scratch holds at least loom_attention_scratch_floats(d, n_kv) floats.

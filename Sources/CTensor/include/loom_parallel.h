@@ -78,6 +78,9 @@ void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w,
 /// y = silu(gate) * up over n floats, split across the pool.
 void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n);
 
+/// y = gelu(gate) * up (tanh GELU, GeGLU) over n floats, split across the pool.
+void loom_par_geglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n);
+
 // MARK: - Fused products of the decode step
 // One token's matrix-vector products are small (SmolLM2-135M: 576 columns), so a pool dispatch
 // per matrix costs about as much in barriers as the product itself. These run several

@@ -49,6 +49,9 @@ public enum ModelLoadError: Error, Sendable, Equatable, CustomStringConvertible 
     case specialTokenOutOfRange(key: String, id: Int, vocabularySize: Int)
     /// The file asks for a feature Loom does not implement (e.g. a RoPE scaling type).
     case unsupportedFeature(String)
+    /// A metadata key whose value the forward pass cannot honour: running the file would only
+    /// approximate the model.
+    case unsupportedMetadata(key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -83,6 +86,7 @@ public enum ModelLoadError: Error, Sendable, Equatable, CustomStringConvertible 
         case .specialTokenOutOfRange(let key, let id, let vocabularySize):
             return "\(key) = \(id) is outside the vocabulary of \(vocabularySize) tokens"
         case .unsupportedFeature(let what): return "unsupported: \(what)"
+        case .unsupportedMetadata(let key, let reason): return "unsupported metadata '\(key)': \(reason)"
         }
     }
 }

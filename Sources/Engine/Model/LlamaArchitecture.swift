@@ -14,3 +14,18 @@ public enum LlamaArchitecture: ModelArchitecture {
     /// RMSNorm epsilon when absent.
     public static let defaultNormEpsilon = 1e-5
 }
+
+extension LlamaArchitecture: TransformerFamily {
+    static func block(_ p: BlockPass, _ l: Int) {
+        let b = p.weights(l)
+        // x += Wo · attention(rope(Wq h), rope(Wk h), Wv h), h = RMSNorm(x)
+        p.normalize(b.attentionNorm)
+        p.projectQKV(l)
+        p.rotate(l)
+        p.attend(l)
+        p.addAttentionOutput(l)
+        // x += Wdown · (silu(Wgate h) ⊙ Wup h), h = RMSNorm(x)
+        p.normalize(b.ffnNorm)
+        p.addFeedForward(l, .silu)
+    }
+}

@@ -5,7 +5,7 @@
 /// forward pass needs exists with the shape these numbers imply, so `Weights` and `Transformer`
 /// never re-validate. Keys follow the GGUF specification (`[arch].embedding_length`, …).
 public struct ModelDescription: Codable, Sendable, Equatable {
-    /// `general.architecture` (`llama`, `qwen2`).
+    /// `general.architecture` (`llama`, `qwen2`, `qwen3`, `phi3`, `gemma3`).
     public var architecture: String
     /// Width of the residual stream (`embedding_length`).
     public var embeddingLength: Int
@@ -31,6 +31,21 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     public var tiedOutput: Bool
     /// True when blocks carry Q/K/V biases (qwen2).
     public var hasAttentionBias: Bool
+    /// The architecture's optional and fused block tensors.
+    public var blockTensors: BlockTensors
+    /// Positions a local layer attends to (`attention.sliding_window`), 0 when every layer is
+    /// global.
+    public var slidingWindow: Int
+    /// Per block, whether it is local (sliding-window); empty when every layer is global.
+    public var localLayers: [Bool]
+    /// RoPE base of local layers (`rope.freq_base_swa`, default 10000); they are not rope-scaled.
+    public var localRoPEBase: Double
+    /// Multiplier on q·k (1/√head_dim for most architectures).
+    public var attentionScale: Double
+    /// Factor on the token embeddings (√embedding_length for gemma3, else 1).
+    public var embeddingScale: Double
+    /// `final_logit_softcapping`: logits become cap·tanh(logit/cap); 0 when the file has none.
+    public var finalLogitSoftcap: Double
     /// Special-token ids, validated against the vocabulary.
     public var specialTokens: SpecialTokens
 
@@ -79,6 +94,35 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         guard valueLength == headDimension else {
             throw .unsupportedFeature("attention.value_length \(valueLength) differs from key_length \(headDimension)")
         }
+        blockTensors = arch.blockTensors
+        attentionScale = arch.attentionScale(headDimension: headDimension, embeddingLength: embeddingLength,
+                                             headCount: headCount, blockCount: blockCount)
+        embeddingScale = arch.embeddingScale(width: embeddingLength)
+
+        // Sliding window (gemma3's local layers; declared but not applied by phi3, as llama.cpp does).
+        let windowKey = p + "attention.sliding_window"
+        let window = try meta.int(windowKey) ?? 0
+        guard window >= 0 else { throw bad("\(windowKey) is \(window)") }
+        slidingWindow = 0
+        localLayers = []
+        localRoPEBase = 10000
+        if window > 0 {
+            switch arch.slidingWindow {
+            case .refused:
+                throw .unsupportedMetadata(key: windowKey, reason: "\(archName) blocks have no sliding-window attention")
+            case .ignored:
+                break
+            case .applied:
+                slidingWindow = window
+                localLayers = try Self.localLayers(meta, key: p + "attention.sliding_window_pattern", blocks: blockCount)
+                localRoPEBase = try meta.double(p + "rope.freq_base_swa") ?? 10000
+                guard localRoPEBase.isFinite, localRoPEBase > 0 else { throw bad("\(p)rope.freq_base_swa \(localRoPEBase)") }
+            }
+        }
+        finalLogitSoftcap = try meta.double(p + "final_logit_softcapping") ?? 0
+        guard finalLogitSoftcap.isFinite, finalLogitSoftcap >= 0 else {
+            throw bad("\(p)final_logit_softcapping \(finalLogitSoftcap)")
+        }
 
         // RoPE.
         let ropeDims = try meta.int(p + "rope.dimension_count") ?? headDimension
@@ -88,6 +132,16 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         let base = try meta.double(p + "rope.freq_base") ?? arch.defaultRoPEBase
         guard base.isFinite, base > 0 else { throw bad("rope.freq_base \(base)") }
         var scale = 1.0
+        let hasLong = file.tensor(named: TensorName.ropeFactorsLong) != nil
+        let hasShort = file.tensor(named: TensorName.ropeFactorsShort) != nil
+        guard hasLong == hasShort else {
+            throw .missingTensor(hasLong ? TensorName.ropeFactorsShort : TensorName.ropeFactorsLong)
+        }
+        let hasLongShort = hasLong
+        let hasFreqs = file.tensor(named: TensorName.ropeFrequencies) != nil
+        guard !(hasLongShort && hasFreqs) else {
+            throw .inconsistentHyperparameters("both rope_freqs and rope_factors_long/short tensors")
+        }
         let scalingType = try meta.string(p + "rope.scaling.type")
         switch scalingType {
         case nil, "none":
@@ -95,13 +149,29 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             scale = try meta.double(p + "rope.scale_linear") ?? 1
         case "linear":
             scale = try meta.double(p + "rope.scaling.factor") ?? 1
+        case "longrope":
+            // Phi-3's LongRoPE: the long/short factor tensors carry the scaling.
+            guard hasLongShort else {
+                throw .unsupportedMetadata(key: p + "rope.scaling.type",
+                                           reason: "longrope without rope_factors_long/short tensors")
+            }
+            scale = try meta.double(p + "rope.scaling.factor") ?? 1
         case let other?:
             throw .unsupportedFeature("rope.scaling.type '\(other)'")
         }
         if scale == 0 { scale = 1 }  // llama.cpp treats a zero factor as "unset"
         guard scale.isFinite, scale > 0 else { throw bad("rope scaling factor \(scale)") }
+        let attentionFactor = try meta.double(p + "rope.scaling.attn_factor") ?? 1
+        guard attentionFactor.isFinite, attentionFactor > 0 else { throw bad("\(p)rope.scaling.attn_factor \(attentionFactor)") }
+        var originalContext: Int?
+        if hasLongShort {
+            let key = p + "rope.scaling.original_context_length"
+            originalContext = try meta.int(key) ?? contextLength
+            guard originalContext! > 0 else { throw bad("\(key) is \(originalContext!)") }
+        }
         rope = RoPEParameters(style: arch.ropeStyle, dimensionCount: ropeDims, base: base, linearScale: scale,
-                              hasFrequencyFactors: file.tensor(named: TensorName.ropeFrequencies) != nil)
+                              hasFrequencyFactors: hasFreqs, attentionFactor: attentionFactor,
+                              originalContextLength: originalContext)
 
         // Vocabulary: the embedding's row count, which the tokenizer must agree with.
         guard let embd = file.tensor(named: TensorName.tokenEmbedding) else { throw .missingTensor(TensorName.tokenEmbedding) }
@@ -145,12 +215,28 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         var list: [(String, [Int])] = [(TensorName.tokenEmbedding, [d, vocabularySize]), (TensorName.outputNorm, [d])]
         if !tiedOutput { list.append((TensorName.output, [d, vocabularySize])) }
         if rope.hasFrequencyFactors { list.append((TensorName.ropeFrequencies, [rope.dimensionCount / 2])) }
+        if rope.originalContextLength != nil {
+            list.append((TensorName.ropeFactorsLong, [rope.dimensionCount / 2]))
+            list.append((TensorName.ropeFactorsShort, [rope.dimensionCount / 2]))
+        }
         for b in 0..<blockCount {
             func add(_ suffix: String, _ shape: [Int]) { list.append((TensorName.block(b, suffix), shape)) }
             add(TensorName.attentionNorm, [d])
-            add(TensorName.query, [d, queryLength])
-            add(TensorName.key, [d, kvLength])
-            add(TensorName.value, [d, kvLength])
+            if blockTensors.contains(.fusedQKV) {
+                add(TensorName.queryKeyValue, [d, queryLength + 2 * kvLength])
+            } else {
+                add(TensorName.query, [d, queryLength])
+                add(TensorName.key, [d, kvLength])
+                add(TensorName.value, [d, kvLength])
+            }
+            if blockTensors.contains(.headNorms) {
+                add(TensorName.queryNorm, [headDimension])
+                add(TensorName.keyNorm, [headDimension])
+            }
+            if blockTensors.contains(.postNorms) {
+                add(TensorName.postAttentionNorm, [d])
+                add(TensorName.postFFNNorm, [d])
+            }
             if hasAttentionBias {
                 add(TensorName.queryBias, [queryLength])
                 add(TensorName.keyBias, [kvLength])
@@ -158,11 +244,37 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             }
             add(TensorName.attentionOutput, [queryLength, d])
             add(TensorName.ffnNorm, [d])
-            add(TensorName.ffnGate, [d, feedForwardLength])
-            add(TensorName.ffnUp, [d, feedForwardLength])
+            if blockTensors.contains(.fusedGateUp) {
+                add(TensorName.ffnUp, [d, 2 * feedForwardLength])
+            } else {
+                add(TensorName.ffnGate, [d, feedForwardLength])
+                add(TensorName.ffnUp, [d, feedForwardLength])
+            }
             add(TensorName.ffnDown, [feedForwardLength, d])
         }
         return list
+    }
+
+    /// Which blocks are local: `sliding_window_pattern` as a period P (block i is local iff
+    /// i mod P < P − 1; P = 0 makes every block local; default 6, llama.cpp's) or as a bool per
+    /// block.
+    private static func localLayers(_ meta: MetadataReader, key: String, blocks: Int) throws(ModelLoadError) -> [Bool] {
+        if let value = meta.file.metadata[key], let array = value.arrayValue {
+            guard array.count >= blocks else {
+                throw .inconsistentHyperparameters("\(key) lists \(array.count) layers, block_count is \(blocks)")
+            }
+            var local: [Bool] = []
+            for element in array.prefix(blocks) {
+                guard let b = element.boolValue else {
+                    throw .wrongValueType(key: key, expected: "integer or array of bool", found: element.type.name)
+                }
+                local.append(b)
+            }
+            return local
+        }
+        let period = try meta.int(key) ?? 6
+        guard period >= 0 else { throw .inconsistentHyperparameters("\(key) is \(period)") }
+        return (0..<blocks).map { period == 0 || $0 % period < period - 1 }
     }
 
     private func validateTensors(in file: GGUFFile) throws(ModelLoadError) {

@@ -13,3 +13,8 @@ public enum Qwen2Architecture: ModelArchitecture {
     /// RMSNorm epsilon when absent.
     public static let defaultNormEpsilon = 1e-6
 }
+
+extension Qwen2Architecture: TransformerFamily {
+    /// The llama block: the Q/K/V biases are added by `projectQKV`, the pairing is the RoPE table's.
+    static func block(_ p: BlockPass, _ l: Int) { LlamaArchitecture.block(p, l) }
+}

@@ -25,13 +25,23 @@ public struct RoPEParameters: Codable, Sendable, Equatable {
     /// True when the file has a `rope_freqs.weight` tensor of per-pair frequency divisors
     /// (llama 3.1-style long-context scaling).
     public var hasFrequencyFactors: Bool
+    /// `rope.scaling.attn_factor`: cos and sin are multiplied by it (1: none).
+    public var attentionFactor: Double
+    /// Set when the file has LongRoPE factor tensors (`rope_factors_long` / `_short`): the
+    /// context (`rope.scaling.original_context_length`, default `context_length`) up to which
+    /// the short factors apply; a transformer with a longer context uses the long ones, as
+    /// llama.cpp chooses.
+    public var originalContextLength: Int?
 
     /// Parameters as given (no validation; `ModelDescription` validates what it reads).
-    public init(style: RoPEStyle, dimensionCount: Int, base: Double, linearScale: Double = 1, hasFrequencyFactors: Bool = false) {
+    public init(style: RoPEStyle, dimensionCount: Int, base: Double, linearScale: Double = 1, hasFrequencyFactors: Bool = false,
+                attentionFactor: Double = 1, originalContextLength: Int? = nil) {
         self.style = style
         self.dimensionCount = dimensionCount
         self.base = base
         self.linearScale = linearScale
         self.hasFrequencyFactors = hasFrequencyFactors
+        self.attentionFactor = attentionFactor
+        self.originalContextLength = originalContextLength
     }
 }

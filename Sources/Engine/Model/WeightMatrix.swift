@@ -26,6 +26,21 @@ public struct WeightMatrix: @unchecked Sendable {
         rowBytes = loom_row_bytes(type, Int64(columns))
     }
 
+    private init(data: UnsafeRawPointer, type: Int32, rows: Int, columns: Int, rowBytes: Int) {
+        self.data = data
+        self.type = type
+        self.rows = rows
+        self.columns = columns
+        self.rowBytes = rowBytes
+    }
+
+    /// Rows `range` as a matrix of their own: a fused tensor (phi3's `attn_qkv`, gate+up
+    /// `ffn_up`) bound as its parts. Rows are whole blocks, so any row range is valid.
+    func rows(_ range: Range<Int>) -> WeightMatrix {
+        precondition(range.lowerBound >= 0 && range.upperBound <= rows)
+        return WeightMatrix(data: row(range.lowerBound), type: type, rows: range.count, columns: columns, rowBytes: rowBytes)
+    }
+
     /// The start of row `r`.
     @inlinable public func row(_ r: Int) -> UnsafeRawPointer { data + r * rowBytes }
 }

@@ -4,16 +4,23 @@ import CTensor
 public struct BlockWeights: @unchecked Sendable {
     /// RMSNorm gain before attention, `[dim]` F32.
     public let attentionNorm: UnsafePointer<Float>
-    /// `[queryLength × dim]`, `[kvLength × dim]`, `[kvLength × dim]`.
+    /// `[queryLength × dim]`, `[kvLength × dim]`, `[kvLength × dim]` (row slices of `attn_qkv`
+    /// when the architecture fuses them).
     public let query, key, value: WeightMatrix
+    /// Per-head RMSNorm gains of Q and K, `[headDim]` F32 (qwen3, gemma3).
+    public let queryNorm, keyNorm: UnsafePointer<Float>?
     /// Q/K/V biases (`[queryLength]`, `[kvLength]`, `[kvLength]` F32), when the architecture has them.
     public let queryBias, keyBias, valueBias: UnsafePointer<Float>?
     /// `[dim × queryLength]`.
     public let attentionOutput: WeightMatrix
     /// RMSNorm gain before the feed-forward, `[dim]` F32.
     public let ffnNorm: UnsafePointer<Float>
-    /// `[ff × dim]`, `[ff × dim]`, `[dim × ff]`.
+    /// `[ff × dim]`, `[ff × dim]`, `[dim × ff]` (gate and up as row slices of `ffn_up` when the
+    /// architecture fuses them).
     public let ffnGate, ffnUp, ffnDown: WeightMatrix
+    /// RMSNorm gains on the attention and feed-forward outputs before their residual adds,
+    /// `[dim]` F32 (gemma3).
+    public let postAttentionNorm, postFFNNorm: UnsafePointer<Float>?
 }
 
 /// Typed views of every tensor a `ModelDescription` needs, into the file's mapping.
@@ -35,6 +42,9 @@ public final class Weights: @unchecked Sendable {
     public let outputNorm: UnsafePointer<Float>
     /// Per-pair RoPE frequency divisors, `[rope.dimensionCount / 2]`, when the file has them.
     public let ropeFrequencyFactors: UnsafePointer<Float>?
+    /// LongRoPE per-pair frequency divisors for contexts beyond
+    /// `rope.originalContextLength` and up to it, `[rope.dimensionCount / 2]` (phi3).
+    public let ropeLongFactors, ropeShortFactors: UnsafePointer<Float>?
     /// The transformer blocks, in order.
     public let blocks: [BlockWeights]
 
@@ -51,9 +61,18 @@ public final class Weights: @unchecked Sendable {
         // Size the arena for every 1-D tensor that is not stored as F32.
         var vectorNames = [TensorName.outputNorm]
         if description.rope.hasFrequencyFactors { vectorNames.append(TensorName.ropeFrequencies) }
+        let longShort = description.rope.originalContextLength != nil
+        if longShort { vectorNames += [TensorName.ropeFactorsLong, TensorName.ropeFactorsShort] }
+        let t = description.blockTensors
         for b in 0..<description.blockCount {
             vectorNames.append(TensorName.block(b, TensorName.attentionNorm))
             vectorNames.append(TensorName.block(b, TensorName.ffnNorm))
+            if t.contains(.headNorms) {
+                vectorNames += [TensorName.queryNorm, TensorName.keyNorm].map { TensorName.block(b, $0) }
+            }
+            if t.contains(.postNorms) {
+                vectorNames += [TensorName.postAttentionNorm, TensorName.postFFNNorm].map { TensorName.block(b, $0) }
+            }
             if description.hasAttentionBias {
                 vectorNames += [TensorName.queryBias, TensorName.keyBias, TensorName.valueBias].map { TensorName.block(b, $0) }
             }
@@ -78,21 +97,42 @@ public final class Weights: @unchecked Sendable {
         output = description.tiedOutput ? tokenEmbedding : matrix(TensorName.output)
         outputNorm = vector(TensorName.outputNorm)
         ropeFrequencyFactors = description.rope.hasFrequencyFactors ? vector(TensorName.ropeFrequencies) : nil
+        ropeLongFactors = longShort ? vector(TensorName.ropeFactorsLong) : nil
+        ropeShortFactors = longShort ? vector(TensorName.ropeFactorsShort) : nil
+        let q = description.queryLength, kv = description.kvLength, ff = description.feedForwardLength
         var blocks: [BlockWeights] = []
         blocks.reserveCapacity(description.blockCount)
         for b in 0..<description.blockCount {
             func n(_ suffix: String) -> String { TensorName.block(b, suffix) }
+            func optional(_ flag: BlockTensors, _ suffix: String) -> UnsafePointer<Float>? {
+                t.contains(flag) ? vector(n(suffix)) : nil
+            }
             let bias = description.hasAttentionBias
+            let query, key, value, gate, up: WeightMatrix
+            if t.contains(.fusedQKV) {
+                let qkv = matrix(n(TensorName.queryKeyValue))
+                (query, key, value) = (qkv.rows(0..<q), qkv.rows(q..<q + kv), qkv.rows(q + kv..<q + 2 * kv))
+            } else {
+                (query, key, value) = (matrix(n(TensorName.query)), matrix(n(TensorName.key)), matrix(n(TensorName.value)))
+            }
+            if t.contains(.fusedGateUp) {
+                let gateUp = matrix(n(TensorName.ffnUp))
+                (gate, up) = (gateUp.rows(0..<ff), gateUp.rows(ff..<2 * ff))
+            } else {
+                (gate, up) = (matrix(n(TensorName.ffnGate)), matrix(n(TensorName.ffnUp)))
+            }
             blocks.append(BlockWeights(
                 attentionNorm: vector(n(TensorName.attentionNorm)),
-                query: matrix(n(TensorName.query)), key: matrix(n(TensorName.key)), value: matrix(n(TensorName.value)),
+                query: query, key: key, value: value,
+                queryNorm: optional(.headNorms, TensorName.queryNorm), keyNorm: optional(.headNorms, TensorName.keyNorm),
                 queryBias: bias ? vector(n(TensorName.queryBias)) : nil,
                 keyBias: bias ? vector(n(TensorName.keyBias)) : nil,
                 valueBias: bias ? vector(n(TensorName.valueBias)) : nil,
                 attentionOutput: matrix(n(TensorName.attentionOutput)),
                 ffnNorm: vector(n(TensorName.ffnNorm)),
-                ffnGate: matrix(n(TensorName.ffnGate)), ffnUp: matrix(n(TensorName.ffnUp)),
-                ffnDown: matrix(n(TensorName.ffnDown))))
+                ffnGate: gate, ffnUp: up, ffnDown: matrix(n(TensorName.ffnDown)),
+                postAttentionNorm: optional(.postNorms, TensorName.postAttentionNorm),
+                postFFNNorm: optional(.postNorms, TensorName.postFFNNorm)))
         }
         self.blocks = blocks
     }

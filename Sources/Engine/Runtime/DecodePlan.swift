@@ -3,7 +3,9 @@ import CTensor
 /// The fused products of a one-token forward pass, described once when a transformer is built:
 /// per block, Q/K/V (with their biases) as one dispatch, the attention output projection added
 /// into the residual stream, gate and up finished by SwiGLU in one dispatch, and the down
-/// projection added into the residual stream; then the LM head.
+/// projection added into the residual stream; then the LM head. A block with post-branch norms
+/// (gemma3) has its output and down projections write `xb` instead, to be normalised before the
+/// add. Also each block's attention window (0: global).
 ///
 /// Descriptors point at the weights and at the `RunState` buffers, which live as long as the
 /// transformer, so a decode step only passes pointers into this arena: no allocation, no
@@ -19,16 +21,15 @@ final class DecodePlan {
 
     /// Blocks covered.
     let blockCount: Int
-    /// Per block: the RMSNorm gains before attention and before the feed-forward.
-    let attentionNorms, ffnNorms: UnsafeMutablePointer<UnsafePointer<Float>>
+    /// Per block: positions a query sees (0: all; the sliding window of a local layer).
+    let windows: UnsafeMutablePointer<Int64>
     private let parts: UnsafeMutablePointer<loom_matvec_part>
 
     init(weights w: Weights, state s: RunState, config c: ModelDescription) {
         blockCount = w.blocks.count
         let count = blockCount * Self.partsPerBlock + 1
         parts = .allocate(capacity: count)
-        attentionNorms = .allocate(capacity: max(blockCount, 1))
-        ffnNorms = .allocate(capacity: max(blockCount, 1))
+        windows = .allocate(capacity: max(blockCount, 1))
         // `ldy`: the output buffer's row length, for steps that multiply several rows at once.
         func part(_ m: WeightMatrix, _ y: UnsafeMutablePointer<Float>, ldy: Int, bias: UnsafePointer<Float>? = nil,
                   accumulate: Bool = false) -> loom_matvec_part {
@@ -37,17 +38,22 @@ final class DecodePlan {
         }
         let dim = c.embeddingLength, q = c.queryLength, kv = c.kvLength, ff = c.feedForwardLength
         for (l, b) in w.blocks.enumerated() {
-            (attentionNorms + l).initialize(to: b.attentionNorm)
-            (ffnNorms + l).initialize(to: b.ffnNorm)
+            let local = l < c.localLayers.count && c.localLayers[l]
+            (windows + l).initialize(to: local ? Int64(c.slidingWindow) : 0)
             let base = parts + l * Self.partsPerBlock
             // Biases come as a set (ModelDescription.hasAttentionBias).
             (base + Part.query.rawValue).initialize(to: part(b.query, s.q, ldy: q, bias: b.queryBias))
             (base + Part.key.rawValue).initialize(to: part(b.key, s.k, ldy: kv, bias: b.keyBias))
             (base + Part.value.rawValue).initialize(to: part(b.value, s.v, ldy: kv, bias: b.valueBias))
-            (base + Part.attentionOutput.rawValue).initialize(to: part(b.attentionOutput, s.x, ldy: dim, accumulate: true))
+            // Without a post-norm the projections accumulate straight into the residual stream.
+            let direct = b.postAttentionNorm == nil
+            (base + Part.attentionOutput.rawValue).initialize(to: part(b.attentionOutput, direct ? s.x : s.xb, ldy: dim,
+                                                                       accumulate: direct))
             (base + Part.gate.rawValue).initialize(to: part(b.ffnGate, s.gate, ldy: ff))
             (base + Part.up.rawValue).initialize(to: part(b.ffnUp, s.up, ldy: ff))
-            (base + Part.down.rawValue).initialize(to: part(b.ffnDown, s.x, ldy: dim, accumulate: true))
+            let directDown = b.postFFNNorm == nil
+            (base + Part.down.rawValue).initialize(to: part(b.ffnDown, directDown ? s.x : s.xb, ldy: dim,
+                                                            accumulate: directDown))
         }
         (parts + blockCount * Self.partsPerBlock).initialize(to: part(w.output, s.logits, ldy: c.vocabularySize))
     }
@@ -64,7 +70,6 @@ final class DecodePlan {
     deinit {
         parts.deinitialize(count: blockCount * Self.partsPerBlock + 1)
         parts.deallocate()
-        attentionNorms.deallocate()
-        ffnNorms.deallocate()
+        windows.deallocate()
     }
 }

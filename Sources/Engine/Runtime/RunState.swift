@@ -19,8 +19,10 @@ final class RunState {
     let gate, up: UnsafeMutablePointer<Float>
     /// Logits `[B × vocab]` (only the rows asked for are written).
     let logits: UnsafeMutablePointer<Float>
-    /// RoPE cos/sin table of the batch (`loom_rope_cache_floats(B)`).
+    /// RoPE cos/sin table of the batch (`loom_rope_cache_floats(B)`), for global layers.
     let ropeTable: UnsafeMutablePointer<Float>
+    /// The same for local (sliding-window) layers, which have their own RoPE base.
+    let localRopeTable: UnsafeMutablePointer<Float>
     /// Attention scratch for every thread, for queries that see up to `context` positions.
     let attentionScratch: UnsafeMutablePointer<Float>
     /// Dequantized weight tiles for the batched (sgemm) matmul path, every thread.
@@ -36,7 +38,8 @@ final class RunState {
          matmulScratchFloats: Int, matvecScratchBytes: Int) {
         let sizes = [b * c.embeddingLength, b * c.embeddingLength, b * c.queryLength, b * c.kvLength, b * c.kvLength,
                      b * c.queryLength, b * c.feedForwardLength, b * c.feedForwardLength, b * c.vocabularySize,
-                     ropeTableFloats, attentionScratchFloats, matmulScratchFloats, (matvecScratchBytes + 3) / 4]
+                     ropeTableFloats, attentionScratchFloats, matmulScratchFloats, (matvecScratchBytes + 3) / 4,
+                     ropeTableFloats]
         // Each buffer starts on a 64-byte boundary (16 floats) for the SIMD kernels.
         let padded = sizes.map { ($0 + 15) / 16 * 16 }
         let total = padded.reduce(0, +)
@@ -50,6 +53,7 @@ final class RunState {
         gate = arena + offsets[6]; up = arena + offsets[7]; logits = arena + offsets[8]
         ropeTable = arena + offsets[9]; attentionScratch = arena + offsets[10]; matmulScratch = arena + offsets[11]
         matvecScratch = UnsafeMutableRawPointer(arena + offsets[12])
+        localRopeTable = arena + offsets[13]
         positions = .allocate(capacity: b)
         positions.initialize(repeating: 0, count: b)
     }

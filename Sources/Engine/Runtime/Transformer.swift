@@ -3,10 +3,10 @@ import CTensor
 /// Runs a model's forward pass: tokens at consecutive positions in, logits out, keys and values
 /// appended to a `KVCache`.
 ///
-/// The math is `../shared/tools/reference_forward.py` (and llama.cpp's llama/qwen2 graphs):
-/// embeddings → N × (RMSNorm, Q/K/V (+bias), RoPE, causal GQA attention, output projection,
-/// residual, RMSNorm, SwiGLU FFN, residual) → RMSNorm → LM head. A batch of prompt tokens goes
-/// through each weight matrix once (matmul); a single decode token uses the matvec path.
+/// The math is `../shared/tools/reference_forward.py` (and llama.cpp's graphs): embeddings →
+/// N × the family's block (`TransformerFamily.block`, one file per architecture) → RMSNorm → LM
+/// head. A batch of prompt tokens goes through each weight matrix once (matmul); a single decode
+/// token uses the fused matvec path (`BlockPass`).
 ///
 /// Not thread-safe: a transformer owns its activation buffers and thread pool, so one forward
 /// pass runs at a time. Many transformers may share one `Model`.
@@ -22,9 +22,12 @@ public final class Transformer {
 
     let state: RunState
     let plan: DecodePlan
-    var rope: loom_rope_params
-    /// Attention geometry; `k`/`v`/`kv_type` are set per layer and cache.
-    var attention: loom_attention_desc
+    /// The architecture's block.
+    let family: any TransformerFamily.Type
+    /// RoPE of global layers, then of local (sliding-window) layers.
+    let rope: UnsafeMutablePointer<loom_rope_params>
+    /// Attention geometry; `k`/`v`/`kv_type`/`window` are set per layer and cache.
+    let attention: loom_attention_desc
 
     /// Builds a transformer for `model`, allocating every buffer the forward pass needs.
     public init(model: Model, configuration: TransformerConfiguration = TransformerConfiguration()) throws(EngineError) {
@@ -32,22 +35,35 @@ public final class Transformer {
         let context = configuration.contextLength ?? min(c.contextLength, 4096)
         guard context > 0 else { throw .invalidConfiguration("context length \(context) must be positive") }
         guard configuration.maxBatch > 0 else { throw .invalidConfiguration("maxBatch \(configuration.maxBatch) must be positive") }
+        guard let family = ModelArchitectures.named(c.architecture) as? any TransformerFamily.Type else {
+            throw .invalidConfiguration("architecture '\(c.architecture)' has no forward pass")
+        }
         self.model = model
         self.configuration = configuration
+        self.family = family
         contextLength = context
         pool = try ThreadPool(threads: configuration.threads)
-        rope = loom_rope_params(
-            n_dims: Int32(c.rope.dimensionCount),
-            layout: Int32(c.rope.style == .halfSplit ? LOOM_ROPE_NEOX.rawValue : LOOM_ROPE_ADJACENT.rawValue),
-            freq_base: Float(c.rope.base), freq_scale: Float(1 / c.rope.linearScale),
-            freq_factors: model.weights.ropeFrequencyFactors)
+        // LongRoPE: the short factors up to the original context, the long ones beyond (llama.cpp's choice).
+        let w = model.weights
+        var factors = w.ropeFrequencyFactors
+        if let original = c.rope.originalContextLength {
+            factors = context > original ? w.ropeLongFactors : w.ropeShortFactors
+        }
+        let layout = Int32(c.rope.style == .halfSplit ? LOOM_ROPE_NEOX.rawValue : LOOM_ROPE_ADJACENT.rawValue)
+        rope = .allocate(capacity: 2)
+        rope.initialize(to: loom_rope_params(n_dims: Int32(c.rope.dimensionCount), layout: layout,
+                                             freq_base: Float(c.rope.base), freq_scale: Float(1 / c.rope.linearScale),
+                                             freq_factors: factors))
+        // Local layers: their own base, never position-scaled.
+        (rope + 1).initialize(to: loom_rope_params(n_dims: Int32(c.rope.dimensionCount), layout: layout,
+                                                   freq_base: Float(c.localRoPEBase), freq_scale: 1, freq_factors: factors))
         attention = loom_attention_desc(
             n_head: Int64(c.headCount), n_kv_head: Int64(c.kvHeadCount), head_dim: Int64(c.headDimension),
             kv_type: Int32(LOOM_TYPE_F32.rawValue), kv_stride: Int64(c.kvLength), k: nil, v: nil,
-            scale: 1 / Float(c.headDimension).squareRoot(), block_table: nil, block_size: 0)
+            scale: Float(c.attentionScale), block_table: nil, block_size: 0, window: 0)
         let maxColumns = max(c.embeddingLength, c.queryLength, c.feedForwardLength)
         state = RunState(config: c, maxBatch: configuration.maxBatch,
-                         ropeTableFloats: Int(loom_rope_cache_floats(Int64(configuration.maxBatch), &rope)),
+                         ropeTableFloats: Int(loom_rope_cache_floats(Int64(configuration.maxBatch), rope)),
                          attentionScratchFloats: Kernels.attentionScratchFloats(pool, attention, positions: context),
                          matmulScratchFloats: Kernels.matmulScratchFloats(pool, columns: maxColumns),
                          matvecScratchBytes: max(Kernels.matvecScratchBytes(pool, columns: maxColumns),
@@ -55,9 +71,14 @@ public final class Transformer {
         plan = DecodePlan(weights: model.weights, state: state, config: c)
         // The RoPE kernels reject geometries they cannot hold (more than 2048 rotated dims); find
         // out now rather than mid-pass.
-        guard loom_rope_cache_fill(state.ropeTable, 1, state.positions, &rope) == 0 else {
+        guard loom_rope_cache_fill(state.ropeTable, 1, state.positions, rope) == 0 else {
             throw .invalidConfiguration("RoPE over \(c.rope.dimensionCount) dimensions is not supported")
         }
+    }
+
+    deinit {
+        rope.deinitialize(count: 2)
+        rope.deallocate()
     }
 
     /// A new empty KV cache sized for this transformer (`contextLength` positions).
@@ -101,102 +122,76 @@ public final class Transformer {
 
         let w = model.weights
         let s = state
-        let dim = c.embeddingLength, qLen = c.queryLength, kvLen = c.kvLength, ff = c.feedForwardLength
-        let hd = c.headDimension
+        let dim = c.embeddingLength
         let eps = Float(c.normEpsilon)
+        for i in 0..<n { s.positions[i] = Int32(start + i) }
+        embed(tokens.baseAddress!, count: n)
 
-        // Embeddings: dequantize each token's row into the residual stream.
-        for i in 0..<n {
-            Kernels.dequantizeRow(type: w.tokenEmbedding.type, source: w.tokenEmbedding.row(Int(tokens[i])),
-                                  destination: s.x + i * dim, count: dim)
-            s.positions[i] = Int32(start + i)
-        }
-        // One cos/sin table (angles in float64) serves every layer's Q and K.
-        let ropeOK = loom_rope_cache_fill(s.ropeTable, Int64(n), s.positions, &rope)
-        assert(ropeOK == 0, "RoPE geometry validated in init")
-        attention.kv_type = Int32(cache.type == .f16 ? LOOM_TYPE_F16.rawValue : LOOM_TYPE_F32.rawValue)
-
-        if n == 1 {
-            decodeBlocks(cache: cache, start: start)
-            cache.commit(count: start + 1)
-            loom_rmsnorm(s.xb, s.x, w.outputNorm, Int64(dim), eps)
-            loom_par_matvec_fused(pool.pool, plan.output, 1, Int64(dim), s.xb, s.matvecScratch)
-            return UnsafeBufferPointer(start: s.logits, count: c.vocabularySize)
-        }
-        for l in 0..<w.blocks.count {
-            let b = w.blocks[l]
-            // Attention.
-            Kernels.rmsNorm(pool, s.x, gain: b.attentionNorm, out: s.xb, count: dim, rows: n, stride: dim, epsilon: eps)
-            Kernels.matmul(pool, b.query, x: s.xb, ldx: dim, y: s.q, ldy: qLen, batch: n, scratch: s.matmulScratch)
-            Kernels.matmul(pool, b.key, x: s.xb, ldx: dim, y: s.k, ldy: kvLen, batch: n, scratch: s.matmulScratch)
-            Kernels.matmul(pool, b.value, x: s.xb, ldx: dim, y: s.v, ldy: kvLen, batch: n, scratch: s.matmulScratch)
-            if let qb = b.queryBias, let kb = b.keyBias, let vb = b.valueBias {
-                for i in 0..<n {
-                    loom_add(s.q + i * qLen, s.q + i * qLen, qb, Int64(qLen))
-                    loom_add(s.k + i * kvLen, s.k + i * kvLen, kb, Int64(kvLen))
-                    loom_add(s.v + i * kvLen, s.v + i * kvLen, vb, Int64(kvLen))
-                }
-            }
-            // Return codes only flag geometry errors, ruled out in init.
-            _ = loom_rope_cached(s.q, Int64(n), Int64(c.headCount), Int64(hd), Int64(qLen), s.ropeTable, &rope)
-            _ = loom_rope_cached(s.k, Int64(n), Int64(c.kvHeadCount), Int64(hd), Int64(kvLen), s.ropeTable, &rope)
-            for i in 0..<n {
-                cache.store(layer: l, position: start + i, key: s.k + i * kvLen, value: s.v + i * kvLen)
-            }
-            attention.k = cache.keys(layer: l)
-            attention.v = cache.values(layer: l)
-            Kernels.attention(pool, &attention, q: s.q, qStride: qLen, out: s.attention, outStride: qLen, tokens: n,
-                              start: start, scratch: s.attentionScratch)
-            Kernels.matmul(pool, b.attentionOutput, x: s.attention, ldx: qLen, y: s.xb, ldy: dim, batch: n,
-                           scratch: s.matmulScratch)
-            loom_add(s.x, s.x, s.xb, Int64(n * dim))
-
-            // Feed-forward: down(silu(gate(h)) * up(h)).
-            Kernels.rmsNorm(pool, s.x, gain: b.ffnNorm, out: s.xb, count: dim, rows: n, stride: dim, epsilon: eps)
-            Kernels.matmul(pool, b.ffnGate, x: s.xb, ldx: dim, y: s.gate, ldy: ff, batch: n, scratch: s.matmulScratch)
-            Kernels.matmul(pool, b.ffnUp, x: s.xb, ldx: dim, y: s.up, ldy: ff, batch: n, scratch: s.matmulScratch)
-            Kernels.swiglu(pool, s.gate, gate: s.gate, up: s.up, count: n * ff)
-            Kernels.matmul(pool, b.ffnDown, x: s.gate, ldx: ff, y: s.xb, ldy: dim, batch: n, scratch: s.matmulScratch)
-            loom_add(s.x, s.x, s.xb, Int64(n * dim))
-        }
+        let pass = makePass(path: n == 1 ? .decode : .prompt, rows: n, start: start, cache: cache, batch: nil)
+        for l in 0..<plan.blockCount { family.block(pass, l) }
         cache.commit(count: start + n)
 
         // Final norm and LM head, only for the rows asked for.
+        if n == 1 {
+            loom_rmsnorm(s.xb, s.x, w.outputNorm, Int64(dim), eps)
+            loom_par_matvec_fused(pool.pool, plan.output, 1, Int64(dim), s.xb, s.matvecScratch)
+            softcapLogits(rows: 1)
+            return UnsafeBufferPointer(start: s.logits, count: c.vocabularySize)
+        }
         let first = rows == .all ? 0 : n - 1
         let count = n - first
         Kernels.rmsNorm(pool, s.x + first * dim, gain: w.outputNorm, out: s.xb, count: dim, rows: count, stride: dim,
                         epsilon: eps)
         Kernels.matmul(pool, w.output, x: s.xb, ldx: dim, y: s.logits, ldy: c.vocabularySize, batch: count,
                        scratch: s.matmulScratch)
+        softcapLogits(rows: count)
         return UnsafeBufferPointer(start: s.logits, count: count * c.vocabularySize)
     }
 
-    /// The blocks for one token (already embedded in `state.x`, its RoPE table filled): the
-    /// batched path's math with the products fused as `DecodePlan` describes, five pool
-    /// dispatches per block instead of eight, and bit-identical results.
-    private func decodeBlocks(cache: KVCache, start: Int) {
-        let c = model.config
-        let s = state, p = plan, pool = pool.pool
-        let dim = Int64(c.embeddingLength), qLen = Int64(c.queryLength), kvLen = Int64(c.kvLength)
-        let ff = Int64(c.feedForwardLength), hd = Int64(c.headDimension)
-        let heads = Int64(c.headCount), kvHeads = Int64(c.kvHeadCount)
-        let eps = Float(c.normEpsilon)
-        for l in 0..<p.blockCount {
-            loom_rmsnorm(s.xb, s.x, p.attentionNorms[l], dim, eps)
-            loom_par_matvec_fused(pool, p.part(l, .query), 3, dim, s.xb, s.matvecScratch)
-            _ = loom_rope_cached(s.q, 1, heads, hd, qLen, s.ropeTable, &rope)
-            _ = loom_rope_cached(s.k, 1, kvHeads, hd, kvLen, s.ropeTable, &rope)
-            cache.store(layer: l, position: start, key: s.k, value: s.v)
-            attention.k = cache.keys(layer: l)
-            attention.v = cache.values(layer: l)
-            Kernels.attention(self.pool, &attention, q: s.q, qStride: Int(qLen), out: s.attention, outStride: Int(qLen),
-                              tokens: 1, start: start, scratch: s.attentionScratch)
-            loom_par_matvec_fused(pool, p.part(l, .attentionOutput), 1, qLen, s.attention, s.matvecScratch)
-
-            loom_rmsnorm(s.xb, s.x, p.ffnNorms[l], dim, eps)
-            _ = loom_par_matvec_swiglu(pool, p.part(l, .gate), p.part(l, .up), dim, s.xb, s.gate, s.matvecScratch)
-            loom_par_matvec_fused(pool, p.part(l, .down), 1, ff, s.gate, s.matvecScratch)
+    /// Dequantizes each token's embedding row into the residual stream (scaled when the family
+    /// scales embeddings) and fills both RoPE tables for the positions in `state.positions`.
+    func embed(_ tokens: UnsafePointer<Int32>, count n: Int) {
+        let c = model.config, e = model.weights.tokenEmbedding, s = state
+        let dim = c.embeddingLength
+        for i in 0..<n {
+            Kernels.dequantizeRow(type: e.type, source: e.row(Int(tokens[i])), destination: s.x + i * dim, count: dim)
         }
+        if c.embeddingScale != 1 { loom_scale(s.x, Float(c.embeddingScale), Int64(n * dim)) }
+        // One cos/sin table (angles in float64) serves every layer's Q and K.
+        let ropeOK = loom_rope_cache_fill(s.ropeTable, Int64(n), s.positions, rope)
+        assert(ropeOK == 0, "RoPE geometry validated in init")
+        let tableFloats = Int64(n) * Int64(c.rope.dimensionCount)
+        let factor = Float(c.rope.attentionFactor)
+        if factor != 1 { loom_scale(s.ropeTable, factor, tableFloats) }
+        if !c.localLayers.isEmpty {
+            _ = loom_rope_cache_fill(s.localRopeTable, Int64(n), s.positions, rope + 1)
+            if factor != 1 { loom_scale(s.localRopeTable, factor, tableFloats) }
+        }
+    }
+
+    /// `logits = cap · tanh(logits / cap)` over the first `rows` rows, when the file soft-caps.
+    func softcapLogits(rows: Int) {
+        let c = model.config
+        guard c.finalLogitSoftcap > 0 else { return }
+        // Row by row, so a row's arithmetic does not depend on how many share the pass.
+        for r in 0..<rows {
+            let row = state.logits + r * c.vocabularySize
+            loom_softcap(row, row, Float(c.finalLogitSoftcap), Int64(c.vocabularySize))
+        }
+    }
+
+    /// A pass over this transformer's buffers.
+    func makePass(path: BlockPass.Path, rows n: Int, start: Int, cache: KVCache, batch: StepBatch?, blockSize: Int = 0)
+        -> BlockPass
+    {
+        let c = model.config
+        var d = attention
+        d.kv_type = Int32(cache.type == .f16 ? LOOM_TYPE_F16.rawValue : LOOM_TYPE_F32.rawValue)
+        d.block_size = Int64(blockSize)
+        return BlockPass(path: path, n: n, start: start, state: state, plan: plan, weights: model.weights, pool: pool,
+                         cache: cache, batch: batch, rope: UnsafePointer(rope), attention: d, maxPositions: contextLength,
+                         dim: c.embeddingLength, qLen: c.queryLength, kvLen: c.kvLength, ff: c.feedForwardLength,
+                         headDim: c.headDimension, heads: c.headCount, kvHeads: c.kvHeadCount, eps: Float(c.normEpsilon))
     }
 
     /// Evaluates one token at position `cache.count` and returns its logits (borrowed, valid until

@@ -7,7 +7,10 @@ import Testing
 /// on the calling thread or on the transformer's kernel threads (counted by interposing the
 /// allocator, `Tests/AllocationCounter`).
 @Suite(.serialized, .timeLimit(.minutes(30))) struct DecodeAllocationTests {
-    static let models = [SharedData.path("models/stories260K.gguf"), SharedData.defaultModel]
+    /// Llama, and gemma3 for the steps only some families take (head and post-branch norms,
+    /// GeGLU, sliding-window attention).
+    static let models = [SharedData.path("models/stories260K.gguf"), SharedData.defaultModel,
+                         SharedData.path("models/fixtures/synth-gemma3-q4_k_m.gguf")]
 
     /// Counts the allocations `body` makes on this thread and on every thread of `pool`.
     static func allocations(on pool: ThreadPool, _ body: () throws -> Void) rethrows -> Int64 {

@@ -2,15 +2,15 @@ import Engine
 import LoomSupport
 import Testing
 
-/// `PipelinedEngine`: the same tokens as `SequentialEngine.generate` on three models (greedy and
-/// seeded sampling), back-pressure through a small ring, errors before compute, cancellation
+/// `PipelinedEngine`: the same tokens as `SequentialEngine.generate` on three models and one of
+/// each further architecture (greedy and seeded sampling), back-pressure through a small ring, errors before compute, cancellation
 /// within one forward pass, prefix reuse across generations.
 @Suite(.serialized, .timeLimit(.minutes(30))) struct PipelinedEngineRuntimeTests {
     private func config() -> TransformerConfiguration {
         TransformerConfiguration(threads: 2, maxBatch: 32, contextLength: 256, kvCacheType: .f16)
     }
 
-    @Test(arguments: RuntimeFixtures.modelPaths)
+    @Test(arguments: RuntimeFixtures.modelPaths + RuntimeFixtures.familyPaths)
     func bothEnginesProduceIdenticalStreams(path: String) async throws {
         let model = try ModelStore.shared.model(path: path)
         let vocab = model.config.vocabularySize

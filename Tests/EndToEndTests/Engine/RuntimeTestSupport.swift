@@ -10,6 +10,11 @@ enum RuntimeFixtures {
         SharedData.path("models/fixtures/synth-llama-q4_k_m.gguf"),
     ]
 
+    /// One fixture of each architecture beyond llama: qwen2, qwen3, phi3 and gemma3 (whose
+    /// 16-position sliding window the engines' prompts outgrow).
+    static let familyPaths: [String] = ["synth-qwen2-q8_0", "synth-qwen3-q8_0", "synth-phi3-q8_0", "synth-gemma3-q4_k_m"]
+        .map { SharedData.path("models/fixtures/\($0).gguf") }
+
     static var stories: String { SharedData.path("models/stories260K.gguf") }
 
     /// A deterministic prompt of `count` in-vocabulary ids, varied by `salt`.

@@ -7,7 +7,8 @@ import Testing
 /// preemption rather than failures.
 @Suite(.serialized, .timeLimit(.minutes(10)))
 struct SchedulerTests {
-    static let models = [SharedData.defaultModel, SharedData.path("models/fixtures/synth-llama-q4_k_m.gguf")]
+    static let models = [SharedData.defaultModel, SharedData.path("models/fixtures/synth-llama-q4_k_m.gguf"),
+                         SharedData.path("models/fixtures/synth-gemma3-q4_k_m.gguf")]
 
     static func load(_ path: String) throws -> Model { try Model(file: GGUFFile(path: path)) }
 
