@@ -108,6 +108,7 @@ extension LocalLanguageModel.Executor {
         } catch {
             throw translate(error, deadline: deadline, schema: request.schema, budget: budget)
         }
+        recorder?.speculation(proposed: summary.proposedTokens, accepted: summary.acceptedTokens)
         if deadline.fired { throw translate(EngineError.cancelled, deadline: deadline, schema: nil, budget: budget) }
         try Task.checkCancellation()
 

@@ -55,6 +55,12 @@ final class RequestRecorder {
         generated += count
     }
 
+    /// The generation's speculation totals.
+    func speculation(proposed: Int, accepted: Int) {
+        metrics.speculativeTokensProposed.increment(by: UInt64(max(0, proposed)))
+        metrics.speculativeTokensAccepted.increment(by: UInt64(max(0, accepted)))
+    }
+
     /// The request ended with `outcome`; records its duration, outcome and token counts.
     func finish(_ outcome: RequestOutcome) {
         metrics.duration.observe(ContinuousClock.now - arrived)

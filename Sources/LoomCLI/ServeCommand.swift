@@ -20,7 +20,7 @@ enum ServeCommand: LoomCommand {
                           [--parallel N] [--queue N] [--max-body BYTES] [--timeout S]
                           [--engine sequential|pipelined|automatic] [-t THREADS] [--context N]
                           [--kv-budget MIB] [--no-metrics] [--drain-timeout S] [--log-format text|json]
-                          [--quiet]
+                          [--no-speculate | --speculate-max K] [--quiet]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --host ADDR        address to bind (default 127.0.0.1: this machine only)
           --port N           port to bind (default 8080; 0 picks a free port)
@@ -41,6 +41,8 @@ enum ServeCommand: LoomCommand {
                              are cancelled (default 30; a second signal cancels at once)
           --log-format F     access log on stderr: text (default), or json (one object per
                              request: id, status, timings, tokens, cache hits, outcome)
+          --no-speculate     no prompt-lookup speculation (answers are the same either way)
+          --speculate-max K  tokens one speculative proposal holds at most (default 8)
           --quiet            no per-request log lines on stderr
 
         Every response carries X-Request-ID: the client's when well-formed, else a new UUID.
@@ -61,13 +63,15 @@ enum ServeCommand: LoomCommand {
         var threads: Int
         /// Bytes of the KV block pool; nil: a full context per parallel sequence (at least the model's default).
         var kvCacheBudget: Int?
+        /// Tokens one speculative proposal holds at most (0: off).
+        var speculationLimit = 8
     }
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
-            arguments, flags: ["quiet", "no-metrics"],
+            arguments, flags: ["quiet", "no-metrics", SpeculationArguments.flag],
             options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
-                      "engine", "threads", "context", "drain-timeout", "log-format"],
+                      "engine", "threads", "context", "drain-timeout", "log-format", SpeculationArguments.option],
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
 
@@ -96,6 +100,7 @@ enum ServeCommand: LoomCommand {
         var settings = ModelSettings(path: args.modelPath, engine: engine,
                                      contextSize: try args.int("context", default: 2048),
                                      threads: try args.int("threads", default: 2))
+        settings.speculationLimit = try SpeculationArguments.limit(args)
         if let mib = try args.int("kv-budget") {
             guard mib >= 1 else { throw UsageError("--kv-budget must be at least 1 MiB") }
             settings.kvCacheBudget = mib << 20
@@ -131,6 +136,7 @@ enum ServeCommand: LoomCommand {
         var model = LocalLanguageModel(path: settings.path, variant: settings.engine, contextSize: settings.contextSize,
                                        threads: settings.threads)
         model.metrics = metrics
+        model.speculationLimit = settings.speculationLimit
         if let budget = settings.kvCacheBudget {
             model.kvCacheBudget = budget
         } else if parallel > LocalLanguageModel.defaultConcurrentSequences {

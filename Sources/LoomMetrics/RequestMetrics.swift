@@ -22,6 +22,10 @@ public struct RequestMetrics: Sendable {
     public let promptTokensEvaluated: Counter
     /// `loom_prompt_tokens_cached_total`: prompt tokens whose keys and values came from the cache.
     public let promptTokensCached: Counter
+    /// `loom_speculative_tokens_proposed_total`: tokens prompt-lookup speculation proposed.
+    public let speculativeTokensProposed: Counter
+    /// `loom_speculative_tokens_accepted_total`: proposed tokens the model's own choices confirmed.
+    public let speculativeTokensAccepted: Counter
     /// `loom_completion_tokens_total`: tokens generated.
     public let completionTokensTotal: Counter
 
@@ -66,6 +70,10 @@ public struct RequestMetrics: Sendable {
         promptTokensCached = registry.counter(
             "loom_prompt_tokens_cached_total", help: "Prompt tokens served from the KV prefix cache instead of evaluated.")
         completionTokensTotal = registry.counter("loom_completion_tokens_total", help: "Tokens generated.")
+        speculativeTokensProposed = registry.counter(
+            "loom_speculative_tokens_proposed_total", help: "Tokens proposed by prompt-lookup speculation and verified.")
+        speculativeTokensAccepted = registry.counter(
+            "loom_speculative_tokens_accepted_total", help: "Proposed tokens the model's own choices confirmed.")
     }
 
     /// Counts one request that ended with `outcome`.
