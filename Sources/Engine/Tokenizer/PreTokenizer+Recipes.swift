@@ -36,6 +36,8 @@ extension PreTokenizer {
         static let gpt2 = Recipe(stages: [.gpt2])
         /// Llama 3's expression with single digits (Qwen2 writes `\p{N}`).
         static let qwen2 = Recipe(stages: [.llama3(digitGroup: 1)])
+        /// Qwen2's expression whose words take combining marks along (`[\p{L}\p{M}]+`).
+        static let qwen35 = Recipe(stages: [.llama3(digitGroup: 1, letters: [.letter, .mark])])
     }
 
     /// Every `tokenizer.ggml.pre` value Loom accepts.
@@ -93,6 +95,7 @@ extension PreTokenizer {
         "deepseek-r1-qwen": .qwen2.keepingSpaces,
         "kormo": .qwen2.keepingSpaces,
         "f2llmv2": .qwen2.keepingSpaces,
+        "qwen35": .qwen35.keepingSpaces,
         "megrez": .qwen2,
         "stablelm2": .qwen2,
         "hunyuan": .qwen2.keepingSpaces,
