@@ -64,6 +64,23 @@ import Testing
         #expect(failures == 0, "\(name): \(failures) of \(vectors.count) strings differ")
     }
 
+    /// Every vocabulary with vectors in llama.cpp's `models/` whose algorithm Loom implements is
+    /// tested above (the others: `bert` word pieces, `gemma4`).
+    @Test func everyCoveredLlamaCppVocabularyIsTested() throws {
+        let folder = SharedData.llamaVocab("")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { $0.hasPrefix("ggml-vocab-") && $0.hasSuffix(".gguf.inp") }
+            .map { String($0.dropFirst("ggml-vocab-".count).dropLast(".gguf.inp".count)) }
+        #expect(names.count >= 13)
+        var covered: [String] = []
+        for name in names {
+            let file = try GGUFFile(path: SharedData.llamaVocab("ggml-vocab-\(name).gguf"))
+            let model = try #require(file.metadata["tokenizer.ggml.model"]?.stringValue)
+            if Tokenizer.Algorithm(rawValue: model) != nil { covered.append(name) }
+        }
+        #expect(Set(covered) == Set(Self.vocabularies + Self.fetchedVocabularies))
+    }
+
     @Test func matchesSmolLM2Reference() throws {
         let tokenizer = try Self.cache.tokenizer(SharedData.defaultModel)
         let text = try String(contentsOfFile: SharedData.path("reference/smollm2-tokenizer.jsonl"), encoding: .utf8)
