@@ -41,6 +41,7 @@ enum SplitStage: Sendable {
         static let letter = CharacterSet(classes: .letter, ranges: [])
         static let punctuation = CharacterSet(classes: .punctuation, ranges: [])
         static let newline = CharacterSet(classes: [], ranges: [0x0A...0x0A, 0x0D...0x0D])
+        static let lineFeed = CharacterSet(classes: [], ranges: [0x0A...0x0A])
         /// `[\p{P}\$\+<=>\^~\|]`
         static let defaultPunctuation = CharacterSet(classes: .punctuation, ranges: ascii("$+<=>^~|"))
         /// `[\p{P}\$\+<=>\^~\|`]`
