@@ -10,8 +10,9 @@ import Provider
 /// attachment is reported in one `unsupportedTranscriptContent`. On top of that rule sit the
 /// local model's own forms: reasoning as `reasoning_content`, tool calls and outputs in the
 /// model's tool-call dialect (template `tool_calls` with dict arguments, or the dialect's call
-/// text), the tools described in a system message for templates that take no `tools`, and the
-/// prompt suffix (the response schema) on the last prompt.
+/// text), the tools described in a system message for templates that take no `tools`, the
+/// system message folded into the first user message for templates without a system role, and
+/// the prompt suffix (the response schema) on the last prompt.
 struct TranscriptRendering {
     /// The model's tool-call dialect: how calls and outputs appear in history, and how tool
     /// definitions reach the model (template `tools` or system-message text).
@@ -34,7 +35,28 @@ struct TranscriptRendering {
                 out.append(["role": "user", "content": .string(promptSuffix)])
             }
         }
-        return dialect.injectingTools(tools, into: out)
+        let withTools = dialect.injectingTools(tools, into: out)
+        return dialect.hasSystemRole ? withTools : Self.foldingSystemIntoFirstUser(withTools)
+    }
+
+    /// `messages` without system messages: their text opens the first user message, separated
+    /// by a blank line, as Gemma 3's own template folds its system turn (templates with no system
+    /// role, like Gemma 2's, raise on one). Without a user message the text becomes one.
+    static func foldingSystemIntoFirstUser(_ messages: [JSONValue]) -> [JSONValue] {
+        let isSystem = { (m: JSONValue) in m["role"]?.stringValue == "system" }
+        guard let firstSystem = messages.firstIndex(where: isSystem) else { return messages }
+        let instructions = messages.filter(isSystem).map { $0["content"]?.stringValue ?? "" }.filter { !$0.isEmpty }
+        var out = messages.filter { !isSystem($0) }
+        let prefix = instructions.joined(separator: "\n\n")
+        if prefix.isEmpty { return out }
+        if let i = out.firstIndex(where: { $0["role"]?.stringValue == "user" }), case .object(var o) = out[i] {
+            let text = o["content"]?.stringValue ?? ""
+            o["content"] = .string(text.isEmpty ? prefix : prefix + "\n\n" + text)
+            out[i] = .object(o)
+        } else {
+            out.insert(["role": "user", "content": .string(prefix)], at: min(firstSystem, out.count))
+        }
+        return out
     }
 
     /// One message as the template takes it.

@@ -12,17 +12,10 @@ import Testing
     /// conversation's parts instead of the recorded context.
     @Test func messagesAPIReproducesTheSuite() throws {
         var compared = 0
-        var templates: [String: ChatTemplate] = [:]
+        var templates = TemplateFileCache()
         for c in try ChatTemplateSuiteTests.loadCases() {
             guard let expected = c.expected else { continue }
-            let template: ChatTemplate
-            if let t = templates[c.template] {
-                template = t
-            } else {
-                let source = try String(contentsOfFile: SharedData.path("chat-templates/templates/\(c.template)"), encoding: .utf8)
-                template = try ChatTemplate(source: source)
-                templates[c.template] = template
-            }
+            let template = try templates.template(at: SharedData.path("chat-templates/templates/\(c.template)"))
             var extra = JSONObject()
             for (key, value) in c.context where !["messages", "tools", "documents", "add_generation_prompt", "bos_token", "eos_token"].contains(key) {
                 extra[key] = value

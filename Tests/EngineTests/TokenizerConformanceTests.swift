@@ -3,18 +3,29 @@ import Foundation
 import LoomSupport
 import Testing
 
-/// llama.cpp's own tokenizer vectors (`../shared/vocab`) and the SmolLM2 vectors produced by
-/// `llama-tokenize` (`../shared/reference/smollm2-tokenizer.jsonl`): every id must match.
+/// llama.cpp's own tokenizer vectors (`../shared/vocab`, and the rest of llama.cpp's `models/`
+/// that `models/fetch llama-vocab` brings) and the SmolLM2 vectors produced by `llama-tokenize`
+/// (`../shared/reference/smollm2-tokenizer.jsonl`): every id must match.
 @Suite(.serialized) struct TokenizerConformanceTests {
+    /// The vocabularies in `../shared/vocab`.
     static let vocabularies = ["llama-spm", "phi-3", "gpt-2", "llama-bpe", "qwen2", "starcoder", "deepseek-llm"]
+    /// The other vocabularies of llama.cpp's `models/` with vectors whose `tokenizer.ggml.model`
+    /// Loom implements (`models/fetch llama-vocab`).
+    static let fetchedVocabularies = ["command-r", "deepseek-coder", "falcon", "mpt", "qwen35", "refact"]
+
+    /// Where the vocabulary `name` and its vectors are.
+    static func vocabularyPath(_ name: String) -> String {
+        let file = "ggml-vocab-\(name).gguf"
+        return vocabularies.contains(name) ? SharedData.path("vocab/\(file)") : SharedData.llamaVocab(file)
+    }
 
     /// The tokenizers are built once per suite run: the largest take a moment in debug builds.
     static let cache = TokenizerCache()
 
     /// The strings of a `.inp` file and the id lines of its `.out` file.
     static func vectors(_ name: String) throws -> [(text: String, ids: [Int32])] {
-        let inp = try String(contentsOfFile: SharedData.path("vocab/ggml-vocab-\(name).gguf.inp"), encoding: .utf8)
-        let out = try String(contentsOfFile: SharedData.path("vocab/ggml-vocab-\(name).gguf.out"), encoding: .utf8)
+        let inp = try String(contentsOfFile: vocabularyPath(name) + ".inp", encoding: .utf8)
+        let out = try String(contentsOfFile: vocabularyPath(name) + ".out", encoding: .utf8)
         var texts = inp.components(separatedBy: "\n__ggml_vocab_test__\n")
         // The file ends with a separator, leaving one empty piece that is not a test string.
         if texts.last == "" { texts.removeLast() }
@@ -37,9 +48,9 @@ import Testing
         return "first divergence at index \(i) (got \(got.count) ids, want \(want.count)):\n  got:  \(window(got))\n  want: \(window(want))"
     }
 
-    @Test(arguments: vocabularies)
+    @Test(arguments: vocabularies + fetchedVocabularies)
     func matchesLlamaCppVectors(_ name: String) throws {
-        let tokenizer = try Self.cache.tokenizer(SharedData.path("vocab/ggml-vocab-\(name).gguf"))
+        let tokenizer = try Self.cache.tokenizer(Self.vocabularyPath(name))
         let vectors = try Self.vectors(name)
         #expect(!vectors.isEmpty)
         var failures = 0
@@ -51,6 +62,23 @@ import Testing
             }
         }
         #expect(failures == 0, "\(name): \(failures) of \(vectors.count) strings differ")
+    }
+
+    /// Every vocabulary with vectors in llama.cpp's `models/` whose algorithm Loom implements is
+    /// tested above (the others: `bert` word pieces, `gemma4`).
+    @Test func everyCoveredLlamaCppVocabularyIsTested() throws {
+        let folder = SharedData.llamaVocab("")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { $0.hasPrefix("ggml-vocab-") && $0.hasSuffix(".gguf.inp") }
+            .map { String($0.dropFirst("ggml-vocab-".count).dropLast(".gguf.inp".count)) }
+        #expect(names.count >= 13)
+        var covered: [String] = []
+        for name in names {
+            let file = try GGUFFile(path: SharedData.llamaVocab("ggml-vocab-\(name).gguf"))
+            let model = try #require(file.metadata["tokenizer.ggml.model"]?.stringValue)
+            if Tokenizer.Algorithm(rawValue: model) != nil { covered.append(name) }
+        }
+        #expect(Set(covered) == Set(Self.vocabularies + Self.fetchedVocabularies))
     }
 
     @Test func matchesSmolLM2Reference() throws {

@@ -35,6 +35,16 @@ public enum SharedData {
     /// The default model (`models/default.gguf`, SmolLM2-135M-Instruct).
     public static var defaultModel: String { packageRoot.appendingPathComponent("models/default.gguf").path }
 
+    /// Gemma 3 270M (`models/gemma3-270m.gguf`, fetched by `models/fetch gemma3-270m`), the model
+    /// `reference/gemma3-270m-q4_k_m.json` is for.
+    public static var gemma3Model: String { packageRoot.appendingPathComponent("models/gemma3-270m.gguf").path }
+
+    /// Absolute path of a file of llama.cpp's `models/` folder (vocabulary-only GGUF files with
+    /// their tokenizer vectors, and `templates/`), fetched by `models/fetch llama-vocab`.
+    public static func llamaVocab(_ relative: String) -> String {
+        packageRoot.appendingPathComponent("models/llama-vocab").appendingPathComponent(relative).path
+    }
+
     /// The template-less llama2.c model `../shared/models/stories260K.gguf`.
     public static var stories: String { path("models/stories260K.gguf") }
 

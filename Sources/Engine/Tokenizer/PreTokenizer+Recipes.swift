@@ -22,6 +22,8 @@ extension PreTokenizer {
         static let llama3 = Recipe(stages: [.llama3(digitGroup: 3)], ignoresMerges: true, addsBOSByDefault: true)
         /// Llama 3's expression with ordinary merging.
         static let llama3Merging = Recipe(stages: [.llama3(digitGroup: 3)])
+        /// Llama 3's expression, words that are tokens skip merging, no BOS by default (GLM-4).
+        static let glm4 = Recipe(stages: [.llama3(digitGroup: 3)], ignoresMerges: true)
         static let deepseekLLM = Recipe(stages: [
             .single(.newline), .optionalWhitespaceThenRun(.deepseekLetters), .optionalWhitespaceThenRun(.deepseekPunctuation),
             .trailingWhitespace, .run(.cjk), .run(.number),
@@ -36,6 +38,10 @@ extension PreTokenizer {
         static let gpt2 = Recipe(stages: [.gpt2])
         /// Llama 3's expression with single digits (Qwen2 writes `\p{N}`).
         static let qwen2 = Recipe(stages: [.llama3(digitGroup: 1)])
+        /// Lines and runs of line feeds first (`[^\n]+|[\n]+`), then Qwen2's expression (Laguna).
+        static let laguna = Recipe(stages: [.run(.lineFeed), .llama3(digitGroup: 1)], cleansUpSpaces: false)
+        /// Qwen2's expression whose words take combining marks along (`[\p{L}\p{M}]+`).
+        static let qwen35 = Recipe(stages: [.llama3(digitGroup: 1, letters: [.letter, .mark])])
     }
 
     /// Every `tokenizer.ggml.pre` value Loom accepts.
@@ -50,7 +56,11 @@ extension PreTokenizer {
         "pixtral": .llama3,
         "midm-2.0": .llama3,
         "lfm2": .llama3,
+        "jina-v5-nano": .llama3,
         "dbrx": .llama3Merging,
+        "chatglm-bpe": .llama3Merging,
+        "glm4": .glm4,
+        "glm5": .glm4,
         "smaug-bpe": .llama3Merging,
 
         "deepseek-llm": .deepseekLLM,
@@ -93,6 +103,9 @@ extension PreTokenizer {
         "deepseek-r1-qwen": .qwen2.keepingSpaces,
         "kormo": .qwen2.keepingSpaces,
         "f2llmv2": .qwen2.keepingSpaces,
+        "grok-2": .qwen2.keepingSpaces,
+        "laguna": .laguna,
+        "qwen35": .qwen35.keepingSpaces,
         "megrez": .qwen2,
         "stablelm2": .qwen2,
         "hunyuan": .qwen2.keepingSpaces,

@@ -21,14 +21,12 @@ struct SentencePieceModel: Sendable {
             if isNew { tokenFor.append(Int32(i)) } else { tokenFor[e] = Int32(i) }  // last wins, as llama.cpp
         }
         // Byte fallback looks at every token, as llama.cpp's `byte_to_token` does.
-        var all: [String: Int32] = [:]
-        for (i, t) in v.texts.enumerated() where t.utf8.count <= 6 { all[t] = Int32(i) }
         let hex = Array("0123456789ABCDEF")
         var bytes = [Int32](repeating: -1, count: 256)
         for b in 0..<256 {
             let name = "<0x\(hex[b >> 4])\(hex[b & 15])>"
-            if let id = all[name] { bytes[b] = id }
-            else if b < 0x80, let id = all[String(UnicodeScalar(UInt8(b)))] { bytes[b] = id }
+            if let id = v.textIndex[name] { bytes[b] = id }
+            else if b < 0x80, let id = v.textIndex[String(UnicodeScalar(UInt8(b)))] { bytes[b] = id }
         }
         pieces = table
         pieceToken = tokenFor

@@ -7,8 +7,10 @@ enum SplitStage: Sendable {
     /// `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)` (GPT-2).
     case gpt2
     /// `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,G}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-    /// with G = 3 (Llama 3) or G = 1 (Qwen2, which writes `\p{N}`).
-    case llama3(digitGroup: Int)
+    /// with G = 3 (Llama 3) or G = 1 (Qwen2, which writes `\p{N}`). `letters` is the class the
+    /// word runs are made of: `\p{L}`, or `[\p{L}\p{M}]` for Qwen 3.5, whose words keep their
+    /// combining marks (and whose punctuation runs then exclude marks too).
+    case llama3(digitGroup: Int, letters: ScalarClass = .letter)
     /// `[C]`: every scalar of the class on its own.
     case single(CharacterSet)
     /// `[C]+`.
@@ -39,6 +41,7 @@ enum SplitStage: Sendable {
         static let letter = CharacterSet(classes: .letter, ranges: [])
         static let punctuation = CharacterSet(classes: .punctuation, ranges: [])
         static let newline = CharacterSet(classes: [], ranges: [0x0A...0x0A, 0x0D...0x0D])
+        static let lineFeed = CharacterSet(classes: [], ranges: [0x0A...0x0A])
         /// `[\p{P}\$\+<=>\^~\|]`
         static let defaultPunctuation = CharacterSet(classes: .punctuation, ranges: ascii("$+<=>^~|"))
         /// `[\p{P}\$\+<=>\^~\|`]`
@@ -77,7 +80,7 @@ enum SplitStage: Sendable {
     func split(_ text: ScalarText, _ lo: Int, _ hi: Int, _ cutter: inout Cutter, _ out: inout [Int32]) {
         switch self {
         case .gpt2: SplitStage.splitGPT2(text, lo, hi, &cutter, &out)
-        case .llama3(let group): SplitStage.splitLlama3(text, lo, hi, group, &cutter, &out)
+        case .llama3(let group, let letters): SplitStage.splitLlama3(text, lo, hi, group, letters, &cutter, &out)
         case .trailingWhitespace:
             var start = hi
             while start > lo && text.classes[start - 1].contains(.whitespace) { start -= 1 }

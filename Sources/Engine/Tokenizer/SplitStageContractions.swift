@@ -1,5 +1,6 @@
-/// The two expressions llama.cpp itself hand-codes (`unicode_regex_split_custom_gpt2/llama3/qwen2`):
-/// GPT-2's and Llama 3's (of which Qwen2's is the one-digit variant). They are written as state
+/// The expressions llama.cpp itself hand-codes (`unicode_regex_split_custom_gpt2/llama3/qwen2/qwen35`):
+/// GPT-2's and Llama 3's (of which Qwen2's is the one-digit variant, and Qwen 3.5's the one whose
+/// words include combining marks). They are written as state
 /// machines because they run on every word of every prompt.
 extension SplitStage {
     /// Classes at `i`, or no classes at all outside the piece (llama.cpp's out-of-range flags).
@@ -73,18 +74,20 @@ extension SplitStage {
         cutter.cut(at: hi, &out)
     }
 
-    static func splitLlama3(_ t: ScalarText, _ lo: Int, _ hi: Int, _ group: Int, _ cutter: inout Cutter, _ out: inout [Int32]) {
+    static func splitLlama3(_ t: ScalarText, _ lo: Int, _ hi: Int, _ group: Int, _ letters: ScalarClass,
+                            _ cutter: inout Cutter, _ out: inout [Int32]) {
+        let wordClasses = letters.union([.whitespace, .number])
         var pos = lo
         while pos < hi {
             let c = t.scalars[pos]
             let f = t.classes[pos]
             let k = contraction(t, pos, hi, caseInsensitive: true)
             if k > 0 { pos += k; cutter.cut(at: pos, &out); continue }
-            // `[^\r\n\p{L}\p{N}]?\p{L}+`
+            // `[^\r\n\p{L}\p{N}]?\p{L}+` (the run and its first scalar from `letters`)
             if !(c == 0x0D || c == 0x0A || f.contains(.number)),
-               f.contains(.letter) || classes(t, pos + 1, hi).contains(.letter) {
+               !f.isDisjoint(with: letters) || !classes(t, pos + 1, hi).isDisjoint(with: letters) {
                 pos += 1
-                while classes(t, pos, hi).contains(.letter) { pos += 1 }
+                while !classes(t, pos, hi).isDisjoint(with: letters) { pos += 1 }
                 cutter.cut(at: pos, &out)
                 continue
             }
@@ -100,11 +103,11 @@ extension SplitStage {
             }
             // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
             let head = c == 0x20 ? classes(t, pos + 1, hi) : f
-            if head.isDisjoint(with: wordish) && f.contains(.present) {
+            if head.isDisjoint(with: wordClasses) && f.contains(.present) {
                 var p = pos + (c == 0x20 ? 1 : 0)
                 while true {
                     let g = classes(t, p, hi)
-                    guard g.isDisjoint(with: wordish) && g.contains(.present) else { break }
+                    guard g.isDisjoint(with: wordClasses) && g.contains(.present) else { break }
                     p += 1
                 }
                 while case let s = scalar(t, p, hi), s == 0x0D || s == 0x0A { p += 1 }

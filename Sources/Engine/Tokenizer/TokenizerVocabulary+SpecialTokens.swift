@@ -48,26 +48,28 @@ extension TokenizerVocabulary {
     /// never produce it and it is hidden when rendering. llama.cpp walks a hash map, so which of
     /// several candidates wins is unspecified there; here the first in the list wins
     /// (`<|eot_id|>` over `<|end_of_text|>`, `<|im_end|>` over `<|endoftext|>`).
-    static func detect(_ candidates: [String], _ byText: [String: Int32], _ attributes: inout [TokenAttributes]) -> Int32? {
+    static func detect(_ candidates: [String], _ byText: TokenTextIndex, _ attributes: inout [TokenAttributes]) -> Int32? {
         guard let found = candidates.lazy.compactMap({ byText[$0] }).first else { return nil }
         attributes[Int(found)].insert(.control)
         return found
     }
 
     /// Control tokens named "unused" are reserved.
-    static func markReservedControlsUnused(_ byText: [String: Int32], _ attributes: inout [TokenAttributes]) {
-        for (text, id) in byText where attributes[Int(id)].contains(.control) && text.contains("unused") {
-            attributes[Int(id)].insert(.unused)
+    static func markReservedControlsUnused(_ texts: [String], _ byText: TokenTextIndex, _ attributes: inout [TokenAttributes]) {
+        for (id, text) in texts.enumerated()
+        where attributes[id].contains(.control) && byText.isIndexed(id) && text.contains("unused") {
+            attributes[id].insert(.unused)
         }
     }
 
     /// The sorted end-of-generation ids: the fill-in-the-middle ids, every token with an
     /// end-of-generation text (made control), and eos/eot/eom; a Harmony-style `<|end|>` is left
     /// out and rendered as text.
-    static func endOfGenerationSet(ids: [Int32?], fim: [Int32?], texts: [String], byText: [String: Int32],
+    static func endOfGenerationSet(ids: [Int32?], fim: [Int32?], texts: [String], byText: TokenTextIndex,
                                    _ attributes: inout [TokenAttributes]) -> [Int32] {
         var eog = Set(fim.compactMap { $0 })
-        for (text, id) in byText where endOfGenerationTexts.contains(text) {
+        for text in endOfGenerationTexts {
+            guard let id = byText[text] else { continue }
             eog.insert(id)
             attributes[Int(id)].insert(.control)
         }
@@ -85,7 +87,7 @@ extension TokenizerVocabulary {
     }
 
     /// Phi-3 strips whitespace after most special tokens (llama.cpp keys this on `general.name`).
-    static func applyModelNameRules(_ metadata: [String: GGUFValue], _ byText: [String: Int32],
+    static func applyModelNameRules(_ metadata: [String: GGUFValue], _ byText: TokenTextIndex,
                                     _ attributes: inout [TokenAttributes]) {
         let modelName = (metadata["general.name"]?.stringValue ?? "").lowercased()
         guard modelName.contains("phi-3") || modelName.contains("phi3") else { return }

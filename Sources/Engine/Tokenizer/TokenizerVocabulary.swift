@@ -13,6 +13,8 @@ struct TokenizerVocabulary: Sendable {
     let types: [Int32]
     /// Attributes after llama.cpp's load-time adjustments.
     let attributes: [TokenAttributes]
+    /// Token ids by text.
+    let textIndex: TokenTextIndex
 
     let bos: Int32?
     let eos: Int32?
@@ -37,10 +39,7 @@ struct TokenizerVocabulary: Sendable {
         let types = try Self.readArray(metadata, key: "tokenizer.ggml.token_type", count: n, expected: "an array of i32",
                                        default: TokenType.normal.rawValue) { $0.intValue.flatMap { Int32(exactly: $0) } }
         var attributes = types.map { TokenAttributes(type: $0) }
-        // Text → id, last occurrence winning as in llama.cpp's `token_to_id`.
-        var byText: [String: Int32] = [:]
-        byText.reserveCapacity(n)
-        for (i, t) in table.texts.enumerated() { byText[t] = Int32(i) }
+        let byText = TokenTextIndex(bytes: table.bytes, starts: table.starts)
 
         let special = SpecialIDReader(metadata: metadata, count: n)
         bos = try special.id("tokenizer.ggml.bos_token_id", default: defaultBOS)
@@ -59,12 +58,13 @@ struct TokenizerVocabulary: Sendable {
         }
         eot = detected[.endOfTurn]
 
-        Self.markReservedControlsUnused(byText, &attributes)
+        Self.markReservedControlsUnused(table.texts, byText, &attributes)
         endOfGeneration = Self.endOfGenerationSet(
             ids: [eos, eot, detected[.endOfMessage]], fim: [detected[.fimPad], detected[.fimRepo], detected[.fimSeparator]],
             texts: table.texts, byText: byText, &attributes)
         Self.applyModelNameRules(metadata, byText, &attributes)
 
+        self.textIndex = byText
         self.texts = table.texts
         self.textBytes = table.bytes
         self.textStarts = table.starts
