@@ -33,6 +33,8 @@ struct ReferenceVectors {
             modelPath = SharedData.path("models/fixtures/\(name).gguf")
         } else if name.hasPrefix("smollm2") {
             modelPath = SharedData.defaultModel
+        } else if name.hasPrefix("gemma3-270m") {
+            modelPath = SharedData.gemma3Model
         } else {
             modelPath = SharedData.path("models/\(name).gguf")
         }

@@ -22,7 +22,7 @@ import Testing
         "synth-llama-bf16", "synth-llama-f16", "synth-llama-q2_k", "synth-llama-q3_k_m", "synth-llama-q4_0",
         "synth-llama-q4_1", "synth-llama-q4_k_m", "synth-llama-q4_k_s", "synth-llama-q5_0", "synth-llama-q5_1",
         "synth-llama-q5_k_m", "synth-llama-q6_k", "synth-llama-q8_0", "synth-qwen2-q8_0", "smollm2-135m-q4_1-paris",
-        "synth-qwen3-q8_0", "synth-phi3-q8_0", "synth-gemma3-q8_0", "synth-gemma3-q4_k_m",
+        "synth-qwen3-q8_0", "synth-phi3-q8_0", "synth-gemma3-q8_0", "synth-gemma3-q4_k_m", "gemma3-270m-q4_k_m",
     ])
     func atLeastAsAccurateAsLlamaCpp(name: String) throws {
         let ref = try ReferenceVectors(name)
