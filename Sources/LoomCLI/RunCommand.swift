@@ -105,8 +105,8 @@ enum RunCommand: LoomCommand {
     static func report(text: String, content: JSONValue, entries: ArraySlice<Transcript.Entry>) -> JSONValue {
         let figures = ResponseFigures(entries)
         let usage = figures.usage
-        func number(_ key: String, scale: Double = 1) -> JSONValue {
-            guard let v = figures.number(key) else { return .null }
+        func number(_ value: Double?, scale: Double = 1) -> JSONValue {
+            guard let v = value else { return .null }
             return .number(JSONNumber((v * scale * 1000).rounded() / 1000))
         }
         return .object(JSONObject([
@@ -117,9 +117,9 @@ enum RunCommand: LoomCommand {
                 ("cached", .number(JSONNumber(usage?.input.cachedTokenCount ?? 0))),
                 ("output", .number(JSONNumber(usage?.output.totalTokenCount ?? 0))),
             ]))),
-            ("ttft_ms", number("timeToFirstToken", scale: 1000)),
-            ("tok_s", number("tokensPerSecond")),
-            ("engine", figures.metadata["variant"]?.jsonValue ?? .null),
+            ("ttft_ms", number(figures.local.timeToFirstToken, scale: 1000)),
+            ("tok_s", number(figures.local.tokensPerSecond)),
+            ("engine", figures.local.variant.map { .string($0.rawValue) } ?? .null),
         ]))
     }
 

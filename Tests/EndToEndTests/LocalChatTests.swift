@@ -56,7 +56,7 @@ import Testing
         let secondInput = try #require(second.usage?.input)
         #expect(secondInput.cachedTokenCount > firstInput.totalTokenCount / 2)
         #expect(secondInput.totalTokenCount > firstInput.totalTokenCount)
-        #expect(second.metadataInt("cachedTokenCount") == secondInput.cachedTokenCount)
+        #expect(second.localMetadata.cachedTokenCount == secondInput.cachedTokenCount)
     }
 
     @Test func templatelessModelUsesPlainFormat() async throws {
