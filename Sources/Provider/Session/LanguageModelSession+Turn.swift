@@ -41,7 +41,6 @@ extension LanguageModelSession {
             state.mutatedWhileResponding = false
             return (state.transcript, state)
         }
-        settings.policy = settings.policy ?? profile.transcriptErrorHandlingPolicy
         settings.reasoningLevel = settings.reasoningLevel ?? profile.reasoningLevel
         var options = options
         if options.toolCallingMode == nil { options.toolCallingMode = profile.toolCallingMode }
@@ -128,10 +127,10 @@ extension LanguageModelSession {
                 step += 1
             }
         } catch let failure as TurnFailure {
-            failTurn(original: original, partial: failure.partial, policy: settings.policy)
+            failTurn(original: original, partial: failure.partial, profilePolicy: profile.transcriptErrorHandlingPolicy)
             throw failure.error
         } catch {
-            failTurn(original: original, partial: working, policy: settings.policy)
+            failTurn(original: original, partial: working, profilePolicy: profile.transcriptErrorHandlingPolicy)
             throw error
         }
     }
@@ -182,7 +181,8 @@ extension LanguageModelSession {
         }
     }
 
-    private func failTurn(original: Transcript, partial: Transcript, policy: TranscriptErrorHandlingPolicy?) {
+    /// Settles a failed turn under the session's policy as it stands now, else the profile's.
+    private func failTurn(original: Transcript, partial: Transcript, profilePolicy: TranscriptErrorHandlingPolicy?) {
         state.withLock { state in
             state.isResponding = false
             if state.mutatedWhileResponding {
@@ -190,7 +190,7 @@ extension LanguageModelSession {
                 state.mutatedWhileResponding = false
                 return
             }
-            state.transcript = policy == .preserveTranscript ? partial : original
+            state.transcript = (state.policy ?? profilePolicy) == .preserveTranscript ? partial : original
         }
     }
 
