@@ -61,6 +61,9 @@ public struct ChatCompletionDeltaAccumulator: Sendable {
     public private(set) var content = ""
     /// All reasoning text so far.
     public private(set) var reasoning = ""
+    /// All refusal text so far: OpenAI's `refusal` field, which a server sends instead of
+    /// `content` when the model declines.
+    public private(set) var refusal = ""
     /// Tool calls in index order.
     public var toolCalls: [ToolCall] { calls.sorted { $0.index < $1.index } }
     /// The finish reason, once sent (`stop`, `length`, `tool_calls`, `content_filter`, …).
@@ -114,6 +117,7 @@ public struct ChatCompletionDeltaAccumulator: Sendable {
                 reasoning += text
                 out.append(.reasoning(text))
             }
+            if let text = delta["refusal"]?.stringValue { refusal += text }
             if let text = delta["content"]?.stringValue, !text.isEmpty {
                 content += text
                 out.append(.content(text))

@@ -20,6 +20,9 @@ public enum ChatCompletionsError: Error, Sendable, LocalizedError, CustomStringC
     case httpError(statusCode: Int, data: Data)
     /// The response could not be understood (not JSON, wrong shape, a tool call without a name).
     case malformedResponse(String)
+    /// A streamed event's `data:` bytes were not UTF-8 (upstream's case, spelled as upstream
+    /// spells it), so its payload could not be read.
+    case invalidStreamData
     /// The connection failed (refused, reset, DNS, TLS…).
     case transport(StreamingHTTPError)
 
@@ -33,6 +36,7 @@ public enum ChatCompletionsError: Error, Sendable, LocalizedError, CustomStringC
             "HTTP \(status) from the Chat Completions server: "
                 + (ChatCompletionsErrorEnvelope(body: [UInt8](data))?.message ?? (data.isEmpty ? "(empty body)" : String(decoding: data, as: UTF8.self)))
         case .malformedResponse(let why): "malformed Chat Completions response: \(why)"
+        case .invalidStreamData: "the Chat Completions stream carried data that is not UTF-8 text"
         case .transport(let error): "Chat Completions transport failure: \(error.description)"
         }
     }

@@ -5,7 +5,8 @@
 // are known, then each new argument fragment is forwarded). Token counts per delta are
 // credited as 1 (servers send about one token per chunk); the usage the server reports at the
 // end replaces those credits wholesale. A `content_filter` finish reason is a guardrail
-// violation, not an empty answer.
+// violation, not an empty answer; a `refusal` field is the model declining, thrown as
+// `LanguageModelError.refusal` with the server's text as the explanation.
 import Foundation
 import LoomJSON
 import Provider
@@ -72,8 +73,17 @@ public struct ChatCompletionsEventTranslator: Sendable {
     }
 
     /// The closing events: remaining tool-call text, usage and metadata. Throws for a content
-    /// filter stop or a tool call that never got a name.
+    /// filter stop or a refusal.
     public mutating func finish(serverRequestID: String? = nil) throws -> [Event] {
+        if !accumulator.refusal.isEmpty {
+            var metadata: [String: any Sendable] = [:]
+            if let m = accumulator.model { metadata["model"] = m }
+            if let reason = accumulator.finishReason { metadata["finishReason"] = reason }
+            throw LanguageModelError.refusal(.init(
+                explanation: accumulator.refusal,
+                debugDescription: "The server answered with a refusal instead of content: \(accumulator.refusal)",
+                metadata: metadata))
+        }
         if accumulator.finishReason == "content_filter" {
             var metadata: [String: any Sendable] = ["finishReason": "content_filter"]
             if let m = accumulator.model { metadata["model"] = m }

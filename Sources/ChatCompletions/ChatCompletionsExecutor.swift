@@ -91,6 +91,7 @@ public final class ChatCompletionsExecutor: LanguageModelExecutor {
                     try Task.checkCancellation()
                     if event.isDone { break }
                     if event.data.isEmpty { continue }
+                    if !event.dataWasValidUTF8 { throw ChatCompletionsError.invalidStreamData }
                     for e in try translator.consume(data: event.data) { await channel.send(e) }
                 }
             }

@@ -11,13 +11,19 @@ public struct ServerSentEvent: Sendable, Equatable {
     public var id: String?
     /// The `retry:` reconnection time in milliseconds, when this event carried one.
     public var retry: Int?
+    /// Whether the `data:` bytes were valid UTF-8. The spec decodes them with replacement
+    /// characters, so `data` is always usable; a consumer that parses JSON out of it refuses an
+    /// event whose bytes were not text rather than parse a corrupted payload.
+    public var dataWasValidUTF8: Bool
 
     /// Creates an event.
-    public init(event: String = "message", data: String, id: String? = nil, retry: Int? = nil) {
+    public init(event: String = "message", data: String, id: String? = nil, retry: Int? = nil,
+                dataWasValidUTF8: Bool = true) {
         self.event = event
         self.data = data
         self.id = id
         self.retry = retry
+        self.dataWasValidUTF8 = dataWasValidUTF8
     }
 
     /// Whether this is the OpenAI-style end-of-stream sentinel `data: [DONE]`.

@@ -140,6 +140,8 @@ public struct ServerSentEventParser: Sendable {
         guard hasData else { return }
         data.removeLast()  // the LF appended after the last data line
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
-        pending.append(ServerSentEvent(event: type, data: String(decoding: data, as: UTF8.self), id: lastEventID, retry: retry))
+        let valid = String(validating: data, as: UTF8.self)
+        pending.append(ServerSentEvent(event: type, data: valid ?? String(decoding: data, as: UTF8.self), id: lastEventID,
+                                       retry: retry, dataWasValidUTF8: valid != nil))
     }
 }

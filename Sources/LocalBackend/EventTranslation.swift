@@ -2,8 +2,14 @@ import Foundation
 import Provider
 
 /// Turns generated text into channel events: response text, reasoning and tool calls (recognised
-/// by the tool-call dialect's stream parser) as they are produced, metadata with the first content
-/// event, and the authoritative cumulative usage and final metadata at the end.
+/// by the tool-call dialect's stream parser) as they are produced, and the authoritative
+/// cumulative usage and final metadata at the end.
+///
+/// Each entry opens as session 339 prescribes: metadata, then usage carrying the prompt's token
+/// count (output 0; the deltas' credits add to it), then the first delta — so an app sees what a
+/// request costs before its answer streams. Only the entry the output actually produces is opened
+/// that way: sending them to a response entry before knowing the step calls tools only would leave
+/// an empty response entry in the transcript.
 final class EventTranslation {
     typealias Channel = LanguageModelExecutorGenerationChannel
     private let channel: Channel
@@ -15,6 +21,9 @@ final class EventTranslation {
     /// Names of calls announced by a streaming parser (their arguments arrive as deltas).
     private var streamedCalls: [String: String] = [:]
     private let baseMetadata: Channel.Metadata
+    /// The prompt's counts as known before output: its tokens, and those the KV cache served
+    /// once prefill has said.
+    private var upfrontInput: Channel.Usage.Input
     private var responseOpened = false
     private var reasoningOpened = false
     private var pendingTokens = 0
@@ -25,15 +34,27 @@ final class EventTranslation {
     ///   - parser: splits output into text, reasoning and calls (its dialect nil: no calls).
     ///   - trimLeadingSpace: drop whitespace before the first response text (plain-format
     ///     prompts end with `assistant:` and models continue with a space).
-    init(channel: Channel, metadata: Channel.Metadata, parser: ToolCallStreamParser, trimLeadingSpace: Bool) {
+    init(channel: Channel, metadata: Channel.Metadata, promptTokens: Int, parser: ToolCallStreamParser,
+         trimLeadingSpace: Bool) {
         self.channel = channel
         baseMetadata = metadata
+        upfrontInput = Channel.Usage.Input(totalTokenCount: promptTokens)
         self.parser = parser
         trimLeadingResponseSpace = trimLeadingSpace || parser.reasoning != nil
     }
 
     /// Whether any response text was sent.
     var hasResponse: Bool { responseOpened }
+
+    /// Records how many prompt tokens the KV cache served, for the upfront usage.
+    func prefilled(cachedTokens: Int) {
+        upfrontInput.cachedTokenCount = cachedTokens
+    }
+
+    /// The usage an entry opens with: the prompt's counts, nothing generated yet.
+    private var upfrontUsage: (input: Channel.Usage.Input, output: Channel.Usage.Output) {
+        (upfrontInput, Channel.Usage.Output())
+    }
 
     /// Handles new output text produced by `tokenCount` tokens.
     func text(_ text: String, tokenCount: Int) async throws {
@@ -64,6 +85,8 @@ final class EventTranslation {
             if !responseOpened {
                 responseOpened = true
                 await channel.send(.response(entryID: responseID, action: .updateMetadata(baseMetadata)))
+                let (input, output) = upfrontUsage
+                await channel.send(.response(entryID: responseID, action: .updateUsage(input: input, output: output)))
             }
             await channel.send(.response(entryID: responseID, action: .appendText(text, tokenCount: tokens)))
         case .reasoning(let text):
@@ -73,6 +96,8 @@ final class EventTranslation {
             if !reasoningOpened {
                 reasoningOpened = true
                 await channel.send(.reasoning(entryID: reasoningID, action: .updateMetadata(baseMetadata)))
+                let (input, output) = upfrontUsage
+                await channel.send(.reasoning(entryID: reasoningID, action: .updateUsage(input: input, output: output)))
             }
             await channel.send(.reasoning(entryID: reasoningID, action: .appendText(text, tokenCount: tokens)))
         case .toolCallStarted(let id, let name):
@@ -92,6 +117,8 @@ final class EventTranslation {
         if !toolCallsOpened {
             toolCallsOpened = true
             await channel.send(.toolCalls(entryID: toolCallsID, action: .updateMetadata(baseMetadata)))
+            let (input, output) = upfrontUsage
+            await channel.send(.toolCalls(entryID: toolCallsID, action: .updateUsage(input: input, output: output)))
         }
         await channel.send(.toolCalls(entryID: toolCallsID, action: .toolCall(
             id: id, name: name, action: .appendArguments(text, tokenCount: tokens))))

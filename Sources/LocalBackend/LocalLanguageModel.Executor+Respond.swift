@@ -11,7 +11,8 @@ extension LocalLanguageModel.Executor {
     ///
     /// - Throws: `LanguageModelError.contextSizeExceeded` (before compute),
     ///   `.unsupportedCapability(.guidedGeneration)` for a schema on the pipelined variant,
-    ///   `.unsupportedGenerationGuide` for a schema Loom cannot enforce exactly,
+    ///   `.unsupportedGenerationGuide` for a schema Loom cannot enforce exactly or for
+    ///   `toolCallingMode: .required` with no tools enabled (as Apple's on-device model does),
     ///   `.unsupportedTranscriptContent` for attachments, `.timeout` past the configured deadline,
     ///   `CancellationError` when the task is cancelled, `LocalLanguageModelError` otherwise.
     public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
@@ -43,7 +44,7 @@ extension LocalLanguageModel.Executor {
         let tools = request.enabledToolDefinitions
         let toolsActive = !tools.isEmpty && options.toolCallingMode?.kind != .disallowed
         if tools.isEmpty, options.toolCallingMode?.kind == .required {
-            throw LocalLanguageModelError.invalidGenerationOptions("a tool call is required but no tools are enabled")
+            throw LanguageModelError.requiredToolCallWithoutTools
         }
         let thinking = ReasoningConfiguration.resolve(level: request.contextOptions.reasoningLevel,
                                                       templateSource: template?.source, markers: reasoning).thinkingEnabled
@@ -80,14 +81,17 @@ extension LocalLanguageModel.Executor {
         }
 
         let useSequential = grammar != nil || configuration.variant == .sequential
+        typealias Key = LocalGenerationMetadata.Key
         let metadata: LanguageModelExecutorGenerationChannel.Metadata = [
-            "modelID": modelID, "requestID": request.id.uuidString,
-            "variant": useSequential ? LocalLanguageModel.Variant.sequential.rawValue : LocalLanguageModel.Variant.pipelined.rawValue,
+            Key.modelID.rawValue: modelID, Key.requestID.rawValue: request.id.uuidString,
+            Key.variant.rawValue: useSequential ? LocalLanguageModel.Variant.sequential.rawValue
+                : LocalLanguageModel.Variant.pipelined.rawValue,
         ]
         let parser = ToolCallStreamParser(dialect: toolsActive ? dialect : nil, reasoning: reasoning,
                                           startsInReasoning: prompt.startsInReasoning,
                                           callsOnlyAtStart: request.schema != nil ? true : nil)
-        let events = EventTranslation(channel: channel, metadata: metadata, parser: parser, trimLeadingSpace: template == nil)
+        let events = EventTranslation(channel: channel, metadata: metadata, promptTokens: prompt.tokens.count, parser: parser,
+                                      trimLeadingSpace: template == nil)
         let flag = CancellationFlag()
         let deadline = DeadlineWatch(timeout: configuration.timeout, flag: flag)
         defer { deadline.stop() }
@@ -113,16 +117,17 @@ extension LocalLanguageModel.Executor {
         try Task.checkCancellation()
 
         var extra: LanguageModelExecutorGenerationChannel.Metadata = [
-            "cachedTokenCount": summary.cachedTokens, "stopReason": summary.stop.rawValue,
-            "tokensPerSecond": summary.tokensPerSecond ?? 0, "timeToFirstToken": summary.timeToFirstToken ?? 0,
-            "proposedTokens": summary.proposedTokens, "acceptedTokens": summary.acceptedTokens,
-            "speculativeRuns": summary.speculativeRuns,
+            Key.cachedTokenCount.rawValue: summary.cachedTokens, Key.stopReason.rawValue: summary.stop.rawValue,
+            Key.tokensPerSecond.rawValue: summary.tokensPerSecond ?? 0,
+            Key.timeToFirstToken.rawValue: summary.timeToFirstToken ?? 0,
+            Key.proposedTokens.rawValue: summary.proposedTokens, Key.acceptedTokens.rawValue: summary.acceptedTokens,
+            Key.speculativeRuns.rawValue: summary.speculativeRuns,
         ]
         if grammar != nil {
-            extra["sampledTokens"] = summary.sampledTokens
-            extra["sampledOutsideMask"] = summary.sampledOutsideMask
-            extra["forcedTokens"] = summary.forcedTokens
-            extra["budgetSteers"] = summary.budgetSteers
+            extra[Key.sampledTokens.rawValue] = summary.sampledTokens
+            extra[Key.sampledOutsideMask.rawValue] = summary.sampledOutsideMask
+            extra[Key.forcedTokens.rawValue] = summary.forcedTokens
+            extra[Key.budgetSteers.rawValue] = summary.budgetSteers
         }
         try await events.finish(summary, extra: extra)
     }
@@ -185,7 +190,9 @@ extension LocalLanguageModel.Executor {
         do {
             for try await update in stream {
                 switch update {
-                case .prefilled(_, let cached): recorder?.prefilled(cached: cached)
+                case .prefilled(_, let cached):
+                    recorder?.prefilled(cached: cached)
+                    events.prefilled(cachedTokens: cached)
                 case .text(let text, let count):
                     recorder?.tokens(count)
                     try await events.text(text, tokenCount: count)
@@ -229,6 +236,7 @@ extension LocalLanguageModel.Executor {
             if firstAt == nil {
                 firstAt = .now
                 summary.timeToFirstToken = (firstAt! - started).seconds
+                events.prefilled(cachedTokens: stream.prefill.cachedTokenCount)
             }
             generated += 1
             recorder?.tokens(1)

@@ -30,7 +30,9 @@ public struct LocalLanguageModel: LanguageModel {
     public var url: URL
     /// The engine variant.
     public var variant: Variant
-    /// KV positions of one sequence (prompt plus response).
+    /// KV positions of one sequence (prompt plus response): the most tokens a request's rendered
+    /// transcript and its response may take together (Apple's `SystemLanguageModel.contextSize`).
+    /// Measure requests against it with the session's `tokenCount(for:)`.
     public var contextSize: Int
     /// Kernel threads of the model's forward passes.
     public var threads: Int
@@ -78,6 +80,9 @@ public struct LocalLanguageModel: LanguageModel {
     /// runtimes (and KV pools); models sharing one registry add up in it.
     public var metrics: MetricsRegistry?
 
+    /// The context size a model gets when none is given (2048 positions).
+    public static let defaultContextSize = 2048
+
     /// Sequences the default KV budget admits at once (`kvCacheBudget == nil`).
     public static let defaultConcurrentSequences = 4
 
@@ -86,7 +91,7 @@ public struct LocalLanguageModel: LanguageModel {
     public static var defaultKVCacheEngines: Int { defaultConcurrentSequences }
 
     /// Describes a model in the GGUF file at `url`. Nothing is read until a session uses it.
-    public init(url: URL, variant: Variant = .automatic, contextSize: Int = 2048, threads: Int = 2,
+    public init(url: URL, variant: Variant = .automatic, contextSize: Int = defaultContextSize, threads: Int = 2,
                 kvCacheType: KVCacheType = .f16, sampling: SamplingDefaults? = nil,
                 grammar: JSONSchemaOptions = .init(), kvCacheBudget: Int? = nil) {
         self.url = url
@@ -102,7 +107,7 @@ public struct LocalLanguageModel: LanguageModel {
     }
 
     /// Describes a model in the GGUF file at `path`.
-    public init(path: String, variant: Variant = .automatic, contextSize: Int = 2048, threads: Int = 2,
+    public init(path: String, variant: Variant = .automatic, contextSize: Int = defaultContextSize, threads: Int = 2,
                 kvCacheType: KVCacheType = .f16, sampling: SamplingDefaults? = nil,
                 grammar: JSONSchemaOptions = .init(), kvCacheBudget: Int? = nil) {
         self.init(url: URL(fileURLWithPath: path), variant: variant, contextSize: contextSize, threads: threads,

@@ -1,8 +1,9 @@
 import Engine
+import Foundation
 import Provider
 
 /// Failures specific to running a model locally, beside the portable `LanguageModelError`s.
-public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The model file could not be read or describes a model Loom cannot run.
     case modelLoadFailed(path: String, reason: ModelLoadError)
     /// The model's chat template could not be parsed or rendered.
@@ -26,6 +27,7 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
     /// Something inside Loom failed that the request did not cause (a bug or a resource limit).
     case internalFailure(String)
 
+    /// A one-line explanation.
     public var description: String {
         switch self {
         case .modelLoadFailed(let path, let reason): return "cannot load model \(path): \(reason)"
@@ -44,4 +46,7 @@ public enum LocalLanguageModelError: Error, Sendable, Equatable, CustomStringCon
         case .internalFailure(let why): return "internal failure: \(why)"
         }
     }
+
+    /// Same as `description`, so `localizedDescription` explains the failure.
+    public var errorDescription: String? { description }
 }

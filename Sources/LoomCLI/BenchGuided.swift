@@ -34,10 +34,10 @@ struct BenchGuided {
         let tokens = guidedFigures.outputTokens
         let free = try await LanguageModelSession(model: model).respond(
             to: Self.prompt, options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: max(tokens, 2)))
-        guard let guidedRate = guidedFigures.number("tokensPerSecond"),
-              let freeRate = ResponseFigures(free.transcriptEntries).number("tokensPerSecond"), guidedRate > 0, freeRate > 0 else {
+        guard let guidedRate = guidedFigures.local.tokensPerSecond,
+              let freeRate = ResponseFigures(free.transcriptEntries).local.tokensPerSecond, guidedRate > 0, freeRate > 0 else {
             throw RuntimeError("guided bench: a response too short to time (under two tokens)")
         }
-        return (guidedRate, freeRate, tokens, Int(guidedFigures.number("forcedTokens") ?? 0))
+        return (guidedRate, freeRate, tokens, guidedFigures.local.forcedTokens ?? 0)
     }
 }

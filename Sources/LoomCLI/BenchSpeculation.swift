@@ -67,12 +67,11 @@ enum BenchSpeculation {
             (text, entries) = (r.content, r.transcriptEntries)
         }
         let figures = ResponseFigures(entries)
-        guard let rate = figures.number("tokensPerSecond"), rate > 0 else {
+        guard let rate = figures.local.tokensPerSecond, rate > 0 else {
             throw RuntimeError("speculation bench: an answer too short to time (under two tokens)")
         }
-        return Answer(text: text, tokensPerSecond: rate, proposed: Int(figures.number("proposedTokens") ?? 0),
-                      accepted: Int(figures.number("acceptedTokens") ?? 0),
-                      runs: Int(figures.number("speculativeRuns") ?? 0))
+        return Answer(text: text, tokensPerSecond: rate, proposed: figures.local.proposedTokens ?? 0,
+                      accepted: figures.local.acceptedTokens ?? 0, runs: figures.local.speculativeRuns ?? 0)
     }
 
     static func run(modelPath: String, file: String, task: String, promptsPath: String?, threads: Int, reps: Int,

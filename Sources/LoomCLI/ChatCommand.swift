@@ -286,11 +286,12 @@ final class ChatLoop: Sendable {
                 prompt = usage.input.totalTokenCount
                 cached = usage.input.cachedTokenCount
             }
-            if case .number(let n)? = metadata["tokensPerSecond"]?.jsonValue { rate = n.doubleValue }
-            if ttft == nil, case .number(let n)? = metadata["timeToFirstToken"]?.jsonValue { ttft = n.doubleValue }
-            if case .number(let n)? = metadata["cachedTokenCount"]?.jsonValue, let c = n.intValue { cached = c }
-            if case .number(let n)? = metadata["proposedTokens"]?.jsonValue, let p = n.intValue { proposed += p }
-            if case .number(let n)? = metadata["acceptedTokens"]?.jsonValue, let a = n.intValue { accepted += a }
+            let local = LocalGenerationMetadata(metadata)
+            if let r = local.tokensPerSecond { rate = r }
+            if ttft == nil, let t = local.timeToFirstToken { ttft = t }
+            if let c = local.cachedTokenCount { cached = c }
+            proposed += local.proposedTokens ?? 0
+            accepted += local.acceptedTokens ?? 0
         }
         var parts = ["\(generated) tokens"]
         parts.append(rate.map { String(format: "%.1f tok/s", $0) } ?? "tok/s n/a")

@@ -1,3 +1,4 @@
+import LocalBackend
 import Provider
 
 /// What a response's transcript entries say about its generation: the last response entry's usage
@@ -6,22 +7,14 @@ import Provider
 struct ResponseFigures {
     /// The usage of the last response entry that carried one.
     private(set) var usage: Transcript.Usage?
-    /// The last response entry's metadata.
-    private(set) var metadata: [String: GeneratedContent] = [:]
+    /// The last response entry's metadata, as the local backend writes it.
+    let local: LocalGenerationMetadata
 
     init(_ entries: ArraySlice<Transcript.Entry>) {
         for entry in entries {
-            if case .response(let r) = entry {
-                usage = r.usage ?? usage
-                metadata = r.metadata
-            }
+            if case .response(let r) = entry { usage = r.usage ?? usage }
         }
-    }
-
-    /// A numeric metadata value (`tokensPerSecond`, `forcedTokens`, …), or nil.
-    func number(_ key: String) -> Double? {
-        guard case .number(let n)? = metadata[key]?.jsonValue else { return nil }
-        return Double(n.description)
+        local = LocalGenerationMetadata(entries: entries)
     }
 
     /// Output tokens of the response (0 when no usage was reported).

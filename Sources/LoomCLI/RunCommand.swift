@@ -110,8 +110,8 @@ enum RunCommand: LoomCommand {
     static func report(text: String, content: JSONValue, entries: ArraySlice<Transcript.Entry>) -> JSONValue {
         let figures = ResponseFigures(entries)
         let usage = figures.usage
-        func number(_ key: String, scale: Double = 1) -> JSONValue {
-            guard let v = figures.number(key) else { return .null }
+        func number(_ value: Double?, scale: Double = 1) -> JSONValue {
+            guard let v = value else { return .null }
             return .number(JSONNumber((v * scale * 1000).rounded() / 1000))
         }
         return .object(JSONObject([
@@ -122,13 +122,13 @@ enum RunCommand: LoomCommand {
                 ("cached", .number(JSONNumber(usage?.input.cachedTokenCount ?? 0))),
                 ("output", .number(JSONNumber(usage?.output.totalTokenCount ?? 0))),
             ]))),
-            ("ttft_ms", number("timeToFirstToken", scale: 1000)),
-            ("tok_s", number("tokensPerSecond")),
-            ("engine", figures.metadata["variant"]?.jsonValue ?? .null),
+            ("ttft_ms", number(figures.local.timeToFirstToken, scale: 1000)),
+            ("tok_s", number(figures.local.tokensPerSecond)),
+            ("engine", figures.local.variant.map { .string($0.rawValue) } ?? .null),
             ("speculation", .object(JSONObject([
-                ("proposed", .number(JSONNumber(Int(figures.number("proposedTokens") ?? 0)))),
-                ("accepted", .number(JSONNumber(Int(figures.number("acceptedTokens") ?? 0)))),
-                ("forced", .number(JSONNumber(Int(figures.number("forcedTokens") ?? 0)))),
+                ("proposed", .number(JSONNumber(figures.local.proposedTokens ?? 0))),
+                ("accepted", .number(JSONNumber(figures.local.acceptedTokens ?? 0))),
+                ("forced", .number(JSONNumber(figures.local.forcedTokens ?? 0))),
             ]))),
         ]))
     }

@@ -116,6 +116,19 @@ private func describe(_ events: [LanguageModelExecutorGenerationChannel.Event]) 
         #expect(seen == [.reasoning("hmm"), .text("A"), .text("B"), .responseMetadata, .responseUsage(input: 3, output: 4)])
     }
 
+    @Test func refusalFieldIsARefusalWithTheServersExplanation() async throws {
+        var t = ChatCompletionsEventTranslator()
+        for piece in ["I can't ", "help with that."] {
+            _ = try t.consume(data: #"{"choices":[{"index":0,"delta":{"refusal":"\#(piece)"}}]}"#)
+        }
+        let error = #expect(throws: LanguageModelError.self) { _ = try t.finish() }
+        if case .refusal(let refusal)? = error {
+            #expect(try await refusal.explanation.content == "I can't help with that.")
+        } else {
+            Issue.record("expected a refusal, got \(String(describing: error))")
+        }
+    }
+
     @Test func contentFilterFinishIsAGuardrailViolation() throws {
         var t = ChatCompletionsEventTranslator()
         _ = try t.consume(data: Chunk.content("partial", finish: "content_filter"))

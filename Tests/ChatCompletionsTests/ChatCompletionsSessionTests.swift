@@ -192,6 +192,18 @@ struct CityWeatherTool: Tool {
         }
     }
 
+    /// A streamed event whose data is not UTF-8 throws upstream's `RequestError.invalidStreamData`.
+    @Test func streamDataThatIsNotUTF8IsInvalidStreamData() async throws {
+        let body = Array("data: ".utf8) + [0xC3, 0x28] + Array("\n\ndata: [DONE]\n\n".utf8)
+        try await withChatServer({ _, _ in
+            HTTPResponse(headers: ["Content-Type": "text/event-stream"], body: body)
+        }) { server in
+            let session = LanguageModelSession(model: server.model())
+            let error = await #expect(throws: ChatCompletionsLanguageModel.RequestError.self) { try await session.respond(to: "Hi") }
+            if case .invalidStreamData? = error {} else { Issue.record("expected invalidStreamData, got \(String(describing: error))") }
+        }
+    }
+
     /// Cancelling the consuming task mid-stream closes the connection; the server sees the
     /// disconnect as cancellation of its producer.
     @Test func cancellingTheStreamClosesTheConnection() async throws {

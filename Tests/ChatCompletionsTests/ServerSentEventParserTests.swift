@@ -24,6 +24,13 @@ import ChatCompletions
         ])
     }
 
+    @Test func dataThatIsNotUTF8IsFlaggedAndStillDecodedWithReplacement() throws {
+        var p = ServerSentEventParser()
+        let events = try p.push(Array("data: ok\n\ndata: a".utf8) + [0xFF, 0xFE] + Array("b\n\n".utf8))
+        #expect(events.map(\.dataWasValidUTF8) == [true, false])
+        #expect(events.last?.data == "a\u{FFFD}\u{FFFD}b")
+    }
+
     @Test func lineEndingsCRLFAndCRAndLF() throws {
         let lf = try parse("data: a\ndata: b\n\n")
         #expect(try parse("data: a\r\ndata: b\r\n\r\n") == lf)

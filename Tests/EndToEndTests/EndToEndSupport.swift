@@ -68,12 +68,6 @@ extension LanguageModelSession.Response {
         }
         return [:]
     }
-
-    /// An integer metadata value.
-    func metadataInt(_ key: String) -> Int? {
-        guard case .number(let n)? = responseMetadata[key]?.jsonValue else { return nil }
-        return Int(n.description)
-    }
 }
 
 /// Whether `text` is accepted, completely, by the grammar of `schema` compiled for recognition

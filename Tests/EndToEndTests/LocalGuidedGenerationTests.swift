@@ -25,9 +25,9 @@ import Testing
                 schema: schema, includeSchemaInPrompt: false, options: options)
             // The sampler's own instrumentation: every drawn token was inside the mask it was drawn
             // under, and no token was replaced (nothing retried or steered).
-            #expect(response.metadataInt("sampledOutsideMask") == 0)
-            #expect(response.metadataInt("budgetSteers") == 0)
-            sampled += response.metadataInt("sampledTokens") ?? 0
+            #expect(response.localMetadata.sampledOutsideMask == 0)
+            #expect(response.localMetadata.budgetSteers == 0)
+            sampled += response.localMetadata.sampledTokens ?? 0
             let text = response.rawContent.jsonString
             if case .object(let o) = response.rawContent.jsonValue, o.count == 1,
                let colour = o["colour"]?.stringValue, ["red", "green", "blue"].contains(colour),

@@ -47,7 +47,7 @@ import Testing
         #expect([f0.content, f1.content] == solo)
         for g in [g0, g1] {
             #expect(try grammarAccepts(g.rawContent.jsonString, schema: Self.schema), "\(g.rawContent.jsonString)")
-            #expect(g.metadataInt("sampledOutsideMask") == 0)
+            #expect(g.localMetadata.sampledOutsideMask == 0)
         }
         // They did share steps (not one after another).
         #expect(executor.schedulerStatistics.maxSequencesInStep >= 2)

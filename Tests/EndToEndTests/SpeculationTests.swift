@@ -30,12 +30,12 @@ import Testing
         if let schema {
             let response = try await session.respond(to: prompt, schema: schema, includeSchemaInPrompt: true,
                                                      options: options)
-            return (response.rawContent.jsonString, response.metadataInt("proposedTokens") ?? -1,
-                    response.metadataInt("acceptedTokens") ?? -1)
+            return (response.rawContent.jsonString, response.localMetadata.proposedTokens ?? -1,
+                    response.localMetadata.acceptedTokens ?? -1)
         }
         let response = try await session.respond(to: prompt, options: options)
-        return (response.content, response.metadataInt("proposedTokens") ?? -1,
-                response.metadataInt("acceptedTokens") ?? -1)
+        return (response.content, response.localMetadata.proposedTokens ?? -1,
+                response.localMetadata.acceptedTokens ?? -1)
     }
 
     /// Both generation paths: the caller-driven loop (sequential) and sampling inside the

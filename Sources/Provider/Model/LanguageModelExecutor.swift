@@ -7,7 +7,8 @@ import LoomSupport
 ///    by default it runs `init(configuration:)` on a dedicated thread;
 /// 2. `prewarm(model:transcript:)` — optionally, when the app calls `session.prewarm()`;
 /// 3. `respond(to:model:streamingInto:)` — once per generation step (a tool-calling turn
-///    calls it again after each round of tool outputs).
+///    calls it again after each round of tool outputs);
+/// 4. `tokenCount(for:model:)` — whenever the app asks the session for a token count.
 ///
 /// `respond` runs in a cancellable task: check `Task.checkCancellation()` between tokens and
 /// return or throw `CancellationError` when cancelled. Executors must tolerate concurrent
@@ -40,6 +41,13 @@ public protocol LanguageModelExecutor: Sendable {
     /// Synchronous and non-throwing: implementations that need async work start their own
     /// task and log failures. The default implementation does nothing.
     func prewarm(model: Model, transcript: Transcript)
+
+    /// The tokens `request`'s item takes when this model renders it (see
+    /// `LanguageModelExecutorTokenCountRequest` for what each item counts). The session calls it
+    /// for `tokenCount(for:)`. The default implementation estimates from the item's text
+    /// (`estimatedTokenCount`), so executors written before this requirement keep compiling;
+    /// an executor with a tokenizer counts exactly.
+    func tokenCount(for request: LanguageModelExecutorTokenCountRequest, model: Model) async throws -> Int
 }
 
 extension LanguageModelExecutor {
@@ -51,4 +59,9 @@ extension LanguageModelExecutor {
 
     /// Does nothing: prewarming is optional.
     public func prewarm(model: Model, transcript: Transcript) {}
+
+    /// Estimates from the item's text: about four UTF-8 bytes per token.
+    public func tokenCount(for request: LanguageModelExecutorTokenCountRequest, model: Model) async throws -> Int {
+        request.estimatedTokenCount
+    }
 }

@@ -32,14 +32,25 @@ extension LanguageModelSession {
         onText: (@Sendable (String) -> Void)? = nil,
         finish: (TurnOutput) throws -> Result
     ) async throws -> Result {
-        let (original, settings) = try state.withLock { state -> (Transcript, State) in
+        let active = activeProfile()
+        let profile = active.resolution
+        let driver = active.driver
+        var (original, settings) = try state.withLock { state -> (Transcript, State) in
             if state.isResponding { throw Error.concurrentRequests }
             state.isResponding = true
             state.mutatedWhileResponding = false
             return (state.transcript, state)
         }
+        settings.reasoningLevel = settings.reasoningLevel ?? profile.reasoningLevel
+        var options = options
+        if options.toolCallingMode == nil { options.toolCallingMode = profile.toolCallingMode }
         var working = original
         do {
+            if let instructions = profile.instructions { working = working.leading(withInstructions: instructions.segments) }
+            for transform in profile.historyTransforms { working.history = try transform.rewrite(working.history) }
+            if let summarization = profile.summarization {
+                working = try await summarize(working, summarization, driver: driver)
+            }
             let promptEntry = Transcript.Prompt(segments: prompt.segments, options: options,
                                                 responseFormat: schema.map { Transcript.ResponseFormat(schema: $0) })
             working.append(.prompt(promptEntry))
@@ -47,7 +58,11 @@ extension LanguageModelSession {
             let contextOptions = ContextOptions(includeSchemaInPrompt: schema == nil ? nil : includeSchemaInPrompt,
                                                 reasoningLevel: settings.reasoningLevel)
             let definitions = tools.map { Transcript.ToolDefinition(tool: $0) }
-            try checkCapabilities(transcript: working, tools: definitions, schema: schema, contextOptions: contextOptions)
+            try checkCapabilities(driver.capabilities, transcript: working, tools: definitions, schema: schema,
+                                  contextOptions: contextOptions)
+            if definitions.isEmpty, options.toolCallingMode?.kind == .required {
+                throw LanguageModelError.requiredToolCallWithoutTools
+            }
             commitLive(working)
 
             var toolCalls: [Transcript.ToolCall] = []
@@ -112,18 +127,18 @@ extension LanguageModelSession {
                 step += 1
             }
         } catch let failure as TurnFailure {
-            failTurn(original: original, partial: failure.partial)
+            failTurn(original: original, partial: failure.partial, profilePolicy: profile.transcriptErrorHandlingPolicy)
             throw failure.error
         } catch {
-            failTurn(original: original, partial: working)
+            failTurn(original: original, partial: working, profilePolicy: profile.transcriptErrorHandlingPolicy)
             throw error
         }
     }
 
     /// The capability gate: refuses, before the executor runs, anything the model did not declare.
-    func checkCapabilities(transcript: Transcript, tools: [Transcript.ToolDefinition], schema: GenerationSchema?,
+    func checkCapabilities(_ capabilities: LanguageModelCapabilities, transcript: Transcript,
+                           tools: [Transcript.ToolDefinition], schema: GenerationSchema?,
                            contextOptions: ContextOptions) throws {
-        let capabilities = driver.capabilities
         func refuse(_ capability: LanguageModelCapabilities.Capability, _ why: String) -> LanguageModelError {
             .unsupportedCapability(.init(capability: capability, debugDescription: why))
         }
@@ -166,7 +181,8 @@ extension LanguageModelSession {
         }
     }
 
-    private func failTurn(original: Transcript, partial: Transcript) {
+    /// Settles a failed turn under the session's policy as it stands now, else the profile's.
+    private func failTurn(original: Transcript, partial: Transcript, profilePolicy: TranscriptErrorHandlingPolicy?) {
         state.withLock { state in
             state.isResponding = false
             if state.mutatedWhileResponding {
@@ -174,7 +190,7 @@ extension LanguageModelSession {
                 state.mutatedWhileResponding = false
                 return
             }
-            state.transcript = state.policy == .preserveTranscript ? partial : original
+            state.transcript = (state.policy ?? profilePolicy) == .preserveTranscript ? partial : original
         }
     }
 

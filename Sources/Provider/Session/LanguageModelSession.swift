@@ -8,8 +8,9 @@ import LoomSupport
 /// throws `Error.concurrentRequests`), executes tools the model calls, parses structured
 /// output, and streams snapshots as the executor produces them. It owns an executor store:
 /// one executor per distinct `executorConfiguration`, created on first use and released with
-/// the session. Dynamic profiles (`.model(any LanguageModel)`, history modifiers) are not
-/// implemented yet.
+/// the session. A session made with a `DynamicProfile` reads the profile before every request,
+/// so the model, instructions and tool-calling mode can change mid-conversation while the
+/// transcript carries over.
 public final class LanguageModelSession: @unchecked Sendable {
     // @unchecked: every mutable field lives in `state` (a lock); the other stored properties
     // are immutable and Sendable.
@@ -17,7 +18,8 @@ public final class LanguageModelSession: @unchecked Sendable {
     /// The tools the model may call in this session.
     public let tools: [any Tool]
 
-    let driver: any ModelDriver
+    /// The model of requests whose profile names none.
+    let defaultDriver: any ModelDriver
     let executors = ExecutorStore()
     let state: Locked<State>
 
@@ -30,11 +32,12 @@ public final class LanguageModelSession: @unchecked Sendable {
         var toolCallTimeout: Duration?
         var reasoningLevel: ContextOptions.ReasoningLevel?
         var requestMetadata: [String: any Sendable & Codable & Equatable] = [:]
+        var profile: (any DynamicProfile)?
     }
 
     /// A session whose transcript starts with `instructions` (if any) and the tools' definitions.
     public init(model: some LanguageModel, tools: [any Tool] = [], instructions: Instructions? = nil) {
-        driver = ConcreteModelDriver(model: model)
+        defaultDriver = ConcreteModelDriver(model: model)
         self.tools = tools
         var entries: [Transcript.Entry] = []
         if instructions != nil || !tools.isEmpty {
@@ -58,7 +61,7 @@ public final class LanguageModelSession: @unchecked Sendable {
 
     /// A session that continues `transcript` (for example one restored from disk).
     public init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript) {
-        driver = ConcreteModelDriver(model: model)
+        defaultDriver = ConcreteModelDriver(model: model)
         self.tools = tools
         state = Locked(State(transcript: transcript))
     }
@@ -102,8 +105,8 @@ public final class LanguageModelSession: @unchecked Sendable {
         set { state.withLock { $0.toolCallTimeout = newValue } }
     }
 
-    /// The reasoning level sent with every request (needs `.reasoning`). A Loom stand-in for
-    /// the dynamic-profile modifier, which is not implemented yet.
+    /// The reasoning level sent with every request (needs `.reasoning`); nil leaves it to the
+    /// profile's `reasoningLevel(_:)` modifier, if any. A Loom addition.
     public var reasoningLevel: ContextOptions.ReasoningLevel? {
         get { state.withLock { $0.reasoningLevel } }
         set { state.withLock { $0.reasoningLevel = newValue } }
@@ -123,7 +126,7 @@ public final class LanguageModelSession: @unchecked Sendable {
     public func prewarm(promptPrefix: Prompt? = nil) {
         var transcript = self.transcript
         if let promptPrefix { transcript.append(.prompt(Transcript.Prompt(segments: promptPrefix.segments))) }
-        let driver = self.driver
+        let driver = activeDriver()
         let executors = self.executors
         Task.detached(priority: .utility) { await driver.prewarm(transcript: transcript, store: executors) }
     }
@@ -132,6 +135,7 @@ public final class LanguageModelSession: @unchecked Sendable {
 /// Erases the session's model type so the session itself is not generic.
 protocol ModelDriver: Sendable {
     var capabilities: LanguageModelCapabilities { get }
+    func tokenCount(for request: LanguageModelExecutorTokenCountRequest, store: ExecutorStore) async throws -> Int
     func respond(to request: LanguageModelExecutorGenerationRequest, channel: LanguageModelExecutorGenerationChannel,
                  store: ExecutorStore) async throws
     func prewarm(transcript: Transcript, store: ExecutorStore) async
@@ -152,4 +156,14 @@ struct ConcreteModelDriver<Model: LanguageModel>: ModelDriver {
         guard let executor = try? await store.executor(for: model) else { return }
         executor.prewarm(model: model, transcript: transcript)
     }
+
+    func tokenCount(for request: LanguageModelExecutorTokenCountRequest, store: ExecutorStore) async throws -> Int {
+        let executor = try await store.executor(for: model)
+        return try await executor.tokenCount(for: request, model: model)
+    }
+}
+
+/// A driver for a model known only as an existential (a profile's `.model(_:)`).
+func makeDriver(_ model: some LanguageModel) -> any ModelDriver {
+    ConcreteModelDriver(model: model)
 }
