@@ -139,15 +139,7 @@ public final class SequentialEngine {
     public func force(_ run: [Int32], cancellation: CancellationFlag? = nil) throws(EngineError)
         -> UnsafeBufferPointer<Float>
     {
-        guard !run.isEmpty else { throw .emptyBatch }
-        let session = try open(cancellation)
-        guard tokens.count + run.count <= contextSize else {
-            throw .contextFull(needed: tokens.count + run.count, capacity: contextSize)
-        }
-        current = UnsafeBufferPointer(start: nil, count: 0)
-        current = try session.force(run)
-        tokens.append(contentsOf: run)
-        return current
+        try append(run, cancellation) { session throws(EngineError) in try session.force(run) }
     }
 
     /// Whether the scheduler runs few enough sequences for speculation to pay
@@ -168,13 +160,22 @@ public final class SequentialEngine {
     public func verify(_ run: [Int32], cancellation: CancellationFlag? = nil) throws(EngineError)
         -> UnsafeBufferPointer<Float>
     {
+        try append(run, cancellation) { session throws(EngineError) in try session.verify(run) }
+    }
+
+    /// Evaluates `run` after the sequence through `evaluate` and records it; `logits` becomes
+    /// the last row of what `evaluate` returns (one row, or one per token).
+    private func append(_ run: [Int32], _ cancellation: CancellationFlag?,
+                        _ evaluate: (SequenceSession) throws(EngineError) -> UnsafeBufferPointer<Float>)
+        throws(EngineError) -> UnsafeBufferPointer<Float>
+    {
         guard !run.isEmpty else { throw .emptyBatch }
         let session = try open(cancellation)
         guard tokens.count + run.count <= contextSize else {
             throw .contextFull(needed: tokens.count + run.count, capacity: contextSize)
         }
         current = UnsafeBufferPointer(start: nil, count: 0)
-        let rows = try session.verify(run)
+        let rows = try evaluate(session)
         tokens.append(contentsOf: run)
         let vocabulary = model.config.vocabularySize
         current = UnsafeBufferPointer(rebasing: rows[rows.count - vocabulary..<rows.count])
