@@ -128,16 +128,20 @@ public final class HTTPServer: Sendable {
     }
 
     /// Drains (`beginDraining()`), waits until no request runs on a limited route or `timeout`
-    /// passes, then stops with no further grace (`stop(gracePeriod: .zero)`): what is still
-    /// running is cancelled and every connection closed. A concurrent `stop()` (a second signal)
-    /// ends the wait at once.
+    /// passes, then stops within what is left of `timeout`: responses being written finish, and
+    /// once the time is up what is still running is cancelled and every connection closed. A
+    /// concurrent `stop()` (a second signal) ends the wait at once.
     public func drain(timeout: Duration) async {
         beginDraining()
         let deadline = ContinuousClock.now + timeout
         while admission.inFlight > 0, !isStopping, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        await stop(gracePeriod: .zero)
+        // A request leaves the admission count when its handler returns, before its response is
+        // written: the rest of the deadline is the stop's grace period, so those responses go
+        // out whole (their connections close themselves; idle ones are woken and close).
+        let remaining = deadline - ContinuousClock.now
+        await stop(gracePeriod: remaining > .zero ? remaining : .zero)
     }
 
     private func acceptLoop(listenFD: Int32, stopPipe: WakePipe) {
