@@ -16,7 +16,10 @@ import Testing
         """
 
     private func model(speculation: Int, variant: LocalLanguageModel.Variant) -> LocalLanguageModel {
-        var model = E2EData.smol(variant)
+        // A context no other suite uses gives these tests a runtime (and scheduler) of their own:
+        // sequences of suites running in parallel on a shared one would make speculation step
+        // aside (`SchedulerPolicy.speculationMaxSequences`).
+        var model = E2EData.smol(variant, context: 1040)
         model.speculationLimit = speculation
         return model
     }
