@@ -109,9 +109,11 @@ struct GenerationLoop {
                 return
             }
             dropOutstanding()
-            proposal.removeAll(keepingCapacity: true)
-            if lookup != nil, engine.speculationWelcome {
+            if lookup != nil {
+                // The scan is cheap and usually finds nothing; the scheduler's load (a lock) and
+                // the grammar's check are asked only about an actual proposal.
                 lookup!.propose(limit: maximumTokens - generated, into: &proposal)
+                if !proposal.isEmpty, !engine.speculationWelcome { proposal.removeAll(keepingCapacity: true) }
                 if let guide { admitOnlyPlainStates(guide, &proposal) }
             }
             if proposal.isEmpty {
