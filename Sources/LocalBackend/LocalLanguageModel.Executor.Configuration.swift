@@ -9,7 +9,7 @@ extension LocalLanguageModel.Executor {
     /// Everything that changes what an executor does, so that equal configurations are
     /// interchangeable: the file's identity (path, size, modification time — a file replaced on
     /// disk gets a new executor), the variant, context, KV type, threads, sampling defaults,
-    /// grammar options, timeout, KV budget and metrics registry.
+    /// grammar options, timeout, KV budget, metrics registry and prompt cache.
     public struct Configuration: Hashable, Sendable {
         /// The model file path.
         public var path: String
@@ -37,6 +37,8 @@ extension LocalLanguageModel.Executor {
         public var speculationLimit: Int
         /// Where the runtime records its metrics (compared by identity); nil records nothing.
         public var metrics: MetricsRegistry?
+        /// Where evaluated prompt blocks persist across processes; nil keeps them in memory only.
+        public var promptCache: PromptCacheOptions?
 
         /// The configuration of `model`, reading the file's size and modification time now.
         public init(model: LocalLanguageModel) {
@@ -58,6 +60,7 @@ extension LocalLanguageModel.Executor {
             kvCacheBudget = model.kvCacheBudget
             speculationLimit = model.speculationLimit
             metrics = model.metrics
+            promptCache = model.promptCache
         }
 
         public static func == (a: Configuration, b: Configuration) -> Bool {
@@ -65,7 +68,7 @@ extension LocalLanguageModel.Executor {
                 && a.variant == b.variant && a.contextSize == b.contextSize && a.threads == b.threads
                 && a.kvCacheType == b.kvCacheType && a.sampling == b.sampling && a.grammar == b.grammar
                 && a.timeout == b.timeout && a.kvCacheBudget == b.kvCacheBudget
-                && a.speculationLimit == b.speculationLimit && a.metrics === b.metrics
+                && a.speculationLimit == b.speculationLimit && a.metrics === b.metrics && a.promptCache == b.promptCache
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -82,6 +85,7 @@ extension LocalLanguageModel.Executor {
             hasher.combine(kvCacheBudget)
             hasher.combine(speculationLimit)
             hasher.combine(metrics.map(ObjectIdentifier.init))
+            hasher.combine(promptCache)
         }
     }
 }

@@ -80,6 +80,19 @@ public struct LocalLanguageModel: LanguageModel {
     /// runtimes (and KV pools); models sharing one registry add up in it.
     public var metrics: MetricsRegistry?
 
+    /// A prompt cache that outlives the process; nil keeps cached prefixes in memory only.
+    ///
+    /// Every full KV block of an evaluated prompt (a shared system prompt, the earlier turns of
+    /// a conversation) is written to `promptCache.directory` in the background shortly after its
+    /// evaluation, and a later process with the same model file and KV type loads those blocks
+    /// instead of evaluating their tokens again (they count as cached prompt tokens). The
+    /// directory stays within `promptCache.budgetBytes` (least recently used files removed
+    /// first), may be shared by several processes, and ignores damaged or foreign files with a
+    /// warning (`docs/embedding.md` describes the format and guarantees). Call
+    /// `flushPromptCache()` before exiting to wait for pending writes. Models with sliding-window
+    /// layers (Gemma 3) persist nothing.
+    public var promptCache: PromptCacheOptions?
+
     /// The context size a model gets when none is given (2048 positions).
     public static let defaultContextSize = 2048
 
@@ -104,6 +117,7 @@ public struct LocalLanguageModel: LanguageModel {
         self.timeout = nil
         self.kvCacheBudget = kvCacheBudget
         self.metrics = nil
+        self.promptCache = nil
     }
 
     /// Describes a model in the GGUF file at `path`.

@@ -67,6 +67,14 @@ final class LocalRuntime: Sendable {
         }
     }
 
+    /// The loaded runtime for `configuration`, nil when none is alive (nothing is loaded).
+    static func live(for configuration: LocalLanguageModel.Executor.Configuration) -> LocalRuntime? {
+        registry.withLock { table in
+            if case .live(let weak)? = table[configuration] { return weak.runtime }
+            return nil
+        }
+    }
+
     /// The runtime for `configuration`, loaded on the calling thread (which it blocks) when no
     /// live one exists. The lock is not held during the load: when another load of the same
     /// configuration finishes first, its runtime is used and this one dropped.
@@ -171,7 +179,8 @@ final class LocalRuntime: Sendable {
         let shared: Scheduler
         do {
             shared = try Scheduler(model: model, configuration: transformer,
-                                   policy: SchedulerPolicy(maxSequences: sequences, kvBudgetBytes: budget))
+                                   policy: SchedulerPolicy(maxSequences: sequences, kvBudgetBytes: budget),
+                                   promptCache: configuration.promptCache)
         } catch {
             throw LocalLanguageModelError.invalidConfiguration("\(error)")
         }

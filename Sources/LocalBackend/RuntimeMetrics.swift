@@ -56,6 +56,21 @@ final class RuntimeMetrics: Sendable {
         counter("loom_kv_prefix_hits_total", "Prompt lookups that reused cached KV positions.") { Double($0.pool.hits) }
         counter("loom_kv_prefix_misses_total", "Prompt lookups that reused nothing.") { Double($0.pool.misses) }
         counter("loom_kv_evictions_total", "Cached KV blocks given up to make room.") { Double($0.pool.evictions) }
+        if scheduler.promptCache != nil {
+            func cache(_ name: String, _ help: String, gauge: Bool = false,
+                       _ read: @escaping @Sendable (PromptCacheStore.Statistics) -> Int) {
+                let source: @Sendable () -> Double? = { [weak scheduler] in
+                    scheduler?.promptCache.map { Double(read($0.statistics)) }
+                }
+                if gauge { registry.gauge(name, help: help, source: source) } else { registry.counter(name, help: help, source: source) }
+            }
+            cache("loom_prompt_cache_hits_total", "KV blocks loaded from the persistent prompt cache instead of evaluated.") { $0.hits }
+            cache("loom_prompt_cache_misses_total", "Prompt-cache lookups that found no file for a prompt's next block.") { $0.misses }
+            cache("loom_prompt_cache_writes_total", "KV blocks written to the persistent prompt cache.") { $0.writes }
+            cache("loom_prompt_cache_rejected_total", "Prompt-cache files ignored as truncated, damaged or foreign.") { $0.rejected }
+            cache("loom_prompt_cache_evictions_total", "Prompt-cache files removed to stay within the byte budget.") { $0.evictions }
+            cache("loom_prompt_cache_bytes", "Bytes of files in the persistent prompt cache directory.", gauge: true) { $0.bytes }
+        }
         counter("loom_scheduler_steps_total", "Forward passes the scheduler ran.") { Double($0.steps) }
         counter("loom_scheduler_preemptions_total", "Sequences preempted when the KV pool ran out (recomputed later).") {
             Double($0.preemptions)

@@ -14,7 +14,7 @@ enum ChatCommand: LoomCommand {
     static let usage = """
         usage: loom chat [-m MODEL] [--system TEXT] [--engine E] [-t N] [--context N] [--kv f16|f32]
                          [--greedy | --temperature T --top-k K --top-p P --seed S] [-n N] [--schema FILE]
-                         [--no-speculate | --speculate-max K]
+                         [--no-speculate | --speculate-max K] [--prompt-cache DIR [--prompt-cache-budget MIB]]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --system TEXT      instructions (the system prompt)
           --engine E         sequential, pipelined or automatic (default automatic: pipelined for
@@ -28,6 +28,7 @@ enum ChatCommand: LoomCommand {
           --schema FILE      start with answers constrained by this JSON Schema (as /schema FILE)
           --no-speculate     no prompt-lookup speculation (answers are the same either way)
           --speculate-max K  tokens one speculative proposal holds at most (default 8)
+        \(PromptCacheArguments.usage)
 
         At the prompt:
           /schema FILE       constrain the following answers to a JSON Schema file; /schema off
@@ -53,7 +54,7 @@ enum ChatCommand: LoomCommand {
         let args = try Arguments(
             arguments, flags: ["greedy", SpeculationArguments.flag],
             options: ["model", "system", "engine", "threads", "context", "kv", "temperature", "top-k", "top-p", "seed",
-                      "max-tokens", "schema", SpeculationArguments.option],
+                      "max-tokens", "schema", SpeculationArguments.option] + PromptCacheArguments.options,
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)' (chat reads turns from stdin)") }
         let model = try localModel(args)
@@ -68,6 +69,8 @@ enum ChatCommand: LoomCommand {
                             interactive: isatty(0) != 0, modelName: args.modelPath)
         if let path = args.value("schema") { try chat.setSchema(path: path) }
         try await chat.run()
+        // Leaving: the conversation's prompt blocks reach the disk before the process ends.
+        await model.flushPromptCache()
     }
 
     /// The model the flags describe.
@@ -117,6 +120,7 @@ enum ChatCommand: LoomCommand {
         var model = LocalLanguageModel(path: args.modelPath, variant: variant, contextSize: context, threads: threads,
                                        kvCacheType: kv, sampling: sampling)
         model.speculationLimit = try SpeculationArguments.limit(args)
+        model.promptCache = try PromptCacheArguments.options(args)
         return model
     }
 }

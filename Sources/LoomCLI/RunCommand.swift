@@ -12,7 +12,7 @@ enum RunCommand: LoomCommand {
     static let usage = """
         usage: loom run [-m MODEL] [-p PROMPT] [--system S] [--schema FILE] [--engine sequential|pipelined|automatic]
                         [-t N] [--context N] [-n N] [--greedy | --temperature T --top-k K --top-p P --seed S]
-                        [--no-speculate | --speculate-max K] [--json]
+                        [--no-speculate | --speculate-max K] [--prompt-cache DIR [--prompt-cache-budget MIB]] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           -p, --prompt TEXT  the prompt (default: standard input)
           --system TEXT      instructions (system prompt)
@@ -25,6 +25,7 @@ enum RunCommand: LoomCommand {
           -t, --threads N    kernel threads (default 2)
           --no-speculate     no prompt-lookup speculation (the output is the same either way)
           --speculate-max K  tokens one speculative proposal holds at most (default 8)
+        \(PromptCacheArguments.usage)
           --json             {"text", "content", "usage": {"input", "cached", "output"}, "ttft_ms", "tok_s", "engine",
                              "speculation": {"proposed", "accepted", "forced"}}
 
@@ -34,7 +35,7 @@ enum RunCommand: LoomCommand {
         let args = try Arguments(
             arguments, flags: ["json", "greedy", SpeculationArguments.flag],
             options: ["model", "prompt", "system", "schema", "engine", "max-tokens", "temperature", "top-k", "top-p", "seed",
-                      "context", "threads", SpeculationArguments.option],
+                      "context", "threads", SpeculationArguments.option] + PromptCacheArguments.options,
             // `--ctx` stays accepted as another spelling of `--context`, for scripts that use it.
             aliases: ["m": "model", "p": "prompt", "c": "context", "ctx": "context", "t": "threads", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
@@ -66,44 +67,53 @@ enum RunCommand: LoomCommand {
 
         var model = LocalLanguageModel(path: args.modelPath, variant: variant, contextSize: context, threads: threads)
         model.speculationLimit = try SpeculationArguments.limit(args)
+        model.promptCache = try PromptCacheArguments.options(args)
         let session = args.value("system").map { LanguageModelSession(model: model, instructions: $0) }
             ?? LanguageModelSession(model: model)
-        let json = args.has("json")
+        // The process ends right after the answer: the prompt's blocks must reach the disk first.
+        let flushed = model
         do {
-            let text: String
-            let content: JSONValue
-            let entries: ArraySlice<Transcript.Entry>
-            if let schema {
-                let response = try await session.respond(to: prompt, schema: schema, options: options)
-                text = response.rawContent.jsonString
-                content = response.rawContent.jsonValue
-                entries = response.transcriptEntries
-                if !json { StandardOutput.write(text + "\n") }
-            } else {
-                let stream = session.streamResponse(to: prompt, options: options)
-                var printed = ""
-                for try await snapshot in stream {
-                    let now = snapshot.content
-                    if !json, now.hasPrefix(printed) {
-                        StandardOutput.write(String(now.dropFirst(printed.count)))
-                        printed = now
+            let json = args.has("json")
+            do {
+                let text: String
+                let content: JSONValue
+                let entries: ArraySlice<Transcript.Entry>
+                if let schema {
+                    let response = try await session.respond(to: prompt, schema: schema, options: options)
+                    text = response.rawContent.jsonString
+                    content = response.rawContent.jsonValue
+                    entries = response.transcriptEntries
+                    if !json { StandardOutput.write(text + "\n") }
+                } else {
+                    let stream = session.streamResponse(to: prompt, options: options)
+                    var printed = ""
+                    for try await snapshot in stream {
+                        let now = snapshot.content
+                        if !json, now.hasPrefix(printed) {
+                            StandardOutput.write(String(now.dropFirst(printed.count)))
+                            printed = now
+                        }
+                    }
+                    let response = try await stream.collect()
+                    text = response.content
+                    content = .string(text)
+                    entries = response.transcriptEntries
+                    if !json {
+                        if response.content.hasPrefix(printed) { StandardOutput.write(String(response.content.dropFirst(printed.count))) }
+                        StandardOutput.write("\n")
                     }
                 }
-                let response = try await stream.collect()
-                text = response.content
-                content = .string(text)
-                entries = response.transcriptEntries
-                if !json {
-                    if response.content.hasPrefix(printed) { StandardOutput.write(String(response.content.dropFirst(printed.count))) }
-                    StandardOutput.write("\n")
-                }
+                if json { StandardOutput.write(report(text: text, content: content, entries: entries).serialized() + "\n") }
+            } catch let error as LanguageModelError {
+                throw RuntimeError(error.debugDescription)
+            } catch let error as LocalLanguageModelError {
+                throw RuntimeError(error.description)
             }
-            if json { StandardOutput.write(report(text: text, content: content, entries: entries).serialized() + "\n") }
-        } catch let error as LanguageModelError {
-            throw RuntimeError(error.debugDescription)
-        } catch let error as LocalLanguageModelError {
-            throw RuntimeError(error.description)
+        } catch {
+            await flushed.flushPromptCache()
+            throw error
         }
+        await flushed.flushPromptCache()
     }
 
     /// The `--json` document.

@@ -1,4 +1,5 @@
 import ChatCompletionsServer
+import Engine
 import Foundation
 import HTTPServer
 import LocalBackend
@@ -20,7 +21,8 @@ enum ServeCommand: LoomCommand {
                           [--parallel N] [--queue N] [--max-body BYTES] [--timeout S]
                           [--engine sequential|pipelined|automatic] [-t THREADS] [--context N]
                           [--kv-budget MIB] [--no-metrics] [--drain-timeout S] [--log-format text|json]
-                          [--no-speculate | --speculate-max K] [--quiet]
+                          [--no-speculate | --speculate-max K] [--prompt-cache DIR [--prompt-cache-budget MIB]]
+                          [--quiet]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --host ADDR        address to bind (default 127.0.0.1: this machine only)
           --port N           port to bind (default 8080; 0 picks a free port)
@@ -43,6 +45,11 @@ enum ServeCommand: LoomCommand {
                              request: id, status, timings, tokens, cache hits, outcome)
           --no-speculate     no prompt-lookup speculation (answers are the same either way)
           --speculate-max K  tokens one speculative proposal holds at most (default 8)
+          --prompt-cache DIR keep evaluated prompt prefixes (system prompts, shared contexts) in
+                             DIR across restarts: written in the background, loaded instead of
+                             evaluated; several servers may share DIR (flushed on drain)
+          --prompt-cache-budget MIB
+                             bytes DIR may hold before least recently used blocks go (default 1024)
           --quiet            no per-request log lines on stderr
 
         Every response carries X-Request-ID: the client's when well-formed, else a new UUID.
@@ -65,13 +72,16 @@ enum ServeCommand: LoomCommand {
         var kvCacheBudget: Int?
         /// Tokens one speculative proposal holds at most (0: off).
         var speculationLimit = 8
+        /// Where evaluated prompt blocks persist across restarts; nil: memory only.
+        var promptCache: PromptCacheOptions?
     }
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
             arguments, flags: ["quiet", "no-metrics", SpeculationArguments.flag],
             options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
-                      "engine", "threads", "context", "drain-timeout", "log-format", SpeculationArguments.option],
+                      "engine", "threads", "context", "drain-timeout", "log-format", SpeculationArguments.option]
+                + PromptCacheArguments.options,
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
 
@@ -105,6 +115,7 @@ enum ServeCommand: LoomCommand {
             guard mib >= 1 else { throw UsageError("--kv-budget must be at least 1 MiB") }
             settings.kvCacheBudget = mib << 20
         }
+        settings.promptCache = try PromptCacheArguments.options(args)
         guard settings.contextSize >= 16 else { throw UsageError("--context must be at least 16") }
         guard settings.threads >= 1 else { throw UsageError("--threads must be at least 1") }
         guard FileManager.default.fileExists(atPath: settings.path) else {
@@ -125,6 +136,9 @@ enum ServeCommand: LoomCommand {
         operation.quiet = args.has("quiet")
         let metrics = args.has("no-metrics") ? nil : MetricsRegistry()
         let model = try makeModel(settings, parallel: configuration.parallel, metrics: metrics)
+        if settings.promptCache != nil, let local = model as? LocalLanguageModel {
+            operation.afterDrain = { await local.flushPromptCache() }
+        }
         try await serve(model, modelID: alias, fileName: URL(fileURLWithPath: settings.path).lastPathComponent,
                         apiKey: key, configuration: configuration, metrics: metrics, operation: operation)
     }
@@ -137,6 +151,7 @@ enum ServeCommand: LoomCommand {
                                        threads: settings.threads)
         model.metrics = metrics
         model.speculationLimit = settings.speculationLimit
+        model.promptCache = settings.promptCache
         if let budget = settings.kvCacheBudget {
             model.kvCacheBudget = budget
         } else if parallel > LocalLanguageModel.defaultConcurrentSequences {
@@ -153,7 +168,10 @@ enum ServeCommand: LoomCommand {
         var drainTimeout: Duration = .seconds(30)
         var logFormat = LogFormat.text
         var quiet = false
+        /// Run once the server has drained, before the process exits (pending prompt-cache writes).
+        var afterDrain: (@Sendable () async -> Void)?
     }
+
 
     /// The access log's format.
     enum LogFormat: String {
@@ -235,6 +253,7 @@ enum ServeCommand: LoomCommand {
         }
         await server.drain(timeout: operation.drainTimeout)
         interrupted.cancel()
+        await operation.afterDrain?()
         StandardError.line("loom serve: stopped")
     }
 }

@@ -49,7 +49,8 @@ public final class GGUFFile: @unchecked Sendable {
     /// Size of the file in bytes.
     public let fileSize: Int
 
-    private let mapping: UnsafeRawPointer
+    /// The whole file, read-only (internal: extensions read it for content fingerprints).
+    let mapping: UnsafeRawPointer
     private let tensorIndex: [String: Int]
 
     /// Arrays may nest, but real files nest at most once; this bounds recursion on hostile input.

@@ -31,10 +31,17 @@ public final class Scheduler: @unchecked Sendable {
 
     /// A scheduler for `model` with `configuration`'s threads, context and KV type, sharing steps
     /// as `policy` says. Starts its thread.
+    ///
+    /// With `promptCache`, full blocks of evaluated prompts are also written to that directory in
+    /// the background, and prompts whose prefix has files there load them instead of evaluating
+    /// those tokens (`PromptCacheStore`). Models with sliding-window layers persist nothing.
     public init(model: Model, configuration: TransformerConfiguration = TransformerConfiguration(),
-                policy: SchedulerPolicy = SchedulerPolicy()) throws(EngineError) {
-        core = try SchedulerCore(model: model, configuration: configuration, policy: policy)
-        guard core.start() else { throw .threadPoolUnavailable }
+                policy: SchedulerPolicy = SchedulerPolicy(), promptCache: PromptCacheOptions? = nil) throws(EngineError) {
+        core = try SchedulerCore(model: model, configuration: configuration, policy: policy, promptCache: promptCache)
+        guard core.start() else {
+            core.promptCache?.close()
+            throw .threadPoolUnavailable
+        }
     }
 
     deinit { core.stop() }
@@ -51,6 +58,12 @@ public final class Scheduler: @unchecked Sendable {
     public var kvCacheType: KVCacheType { core.pool.type }
     /// Bytes of keys and values one block of the KV pool holds across every layer.
     public var kvBlockBytes: Int { core.pool.bytesPerBlock }
+    /// The persistent prompt cache, nil when none was asked for or the model cannot use one.
+    public var promptCache: PromptCacheStore? { core.promptCache }
+
+    /// Blocks the calling thread until every prompt block evaluated so far is written to the
+    /// persistent prompt cache (at once without one). Never call it from a Swift concurrency thread.
+    public func flushPromptCache() { core.promptCache?.flush() }
 
     /// Generates up to `maxTokens` tokens after `prompt`, sampling inside the scheduler, and
     /// returns the stream of token ids. `reusePrefix: false` evaluates the whole prompt even

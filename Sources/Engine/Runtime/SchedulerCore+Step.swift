@@ -312,8 +312,10 @@ extension SchedulerCore {
             s.tokens.withUnsafeBufferPointer { t in
                 while p < end {
                     let off = p % bs, count = min(bs - off, end - p)
-                    if let chain = pool.record(s.table[p / bs], at: off, parent: s.chain,
+                    let block = s.table[p / bs]
+                    if let chain = pool.record(block, at: off, parent: s.chain,
                                                tokens: UnsafeBufferPointer(rebasing: t[p..<p + count])) {
+                        if promptCache != nil { persist(s, block: block, end: p + count, parent: s.chain, chain: chain, tokens: t) }
                         s.chain = chain
                     }
                     p += count

@@ -49,8 +49,13 @@ final class SchedulerCore: @unchecked Sendable {
     /// Prompt chunks at least this long take the prompt (sgemm) path.
     let promptPathRows: Int
     let maxBlocks: Int
+    /// Where full prompt blocks are persisted and restored from; nil without a prompt cache.
+    let promptCache: PromptCacheStore?
+    /// One block image, the buffer restores read into (allocated with the store).
+    let promptCacheScratch: UnsafeMutableRawBufferPointer?
 
-    init(model: Model, configuration: TransformerConfiguration, policy: SchedulerPolicy) throws(EngineError) {
+    init(model: Model, configuration: TransformerConfiguration, policy: SchedulerPolicy,
+         promptCache options: PromptCacheOptions? = nil) throws(EngineError) {
         try policy.validate()
         var config = configuration
         config.maxBatch = policy.rowsPerStep
@@ -75,7 +80,25 @@ final class SchedulerCore: @unchecked Sendable {
         plannedRows = Array(repeating: 0, count: policy.maxSequences)
         stepSequences = Array(repeating: nil, count: policy.maxSequences)
         promptPathRows = Int(loom_blas_min_batch())
+        // A sliding-window model's local layers keep only their last window of positions, so a
+        // block's image would not hold what a restore needs: such models persist nothing.
+        if let options, c.slidingWindow == 0 {
+            let identity = PromptCacheIdentity(
+                modelFingerprint: model.file.contentFingerprint, kvType: configuration.kvCacheType.rawValue,
+                blockSize: policy.blockSize, layers: c.blockCount, kvLength: c.kvLength, blockBytes: pool.bytesPerBlock)
+            promptCache = try PromptCacheStore(options: options, identity: identity)
+            promptCacheScratch = .allocate(byteCount: pool.bytesPerBlock, alignment: 64)
+        } else {
+            if let options {
+                PromptCacheStore.standardErrorWarning(
+                    "prompt cache: \(options.directory) not used: the model has sliding-window layers")
+            }
+            promptCache = nil
+            promptCacheScratch = nil
+        }
     }
+
+    deinit { promptCacheScratch?.deallocate() }
 
     /// The checks a prompt passes before it is queued.
     func validate(_ prompt: [Int32]) throws(EngineError) {
@@ -149,7 +172,10 @@ final class SchedulerCore: @unchecked Sendable {
                 return (taken, state.stopping)
             }
             if stopping { break }
-            if !incoming.isEmpty { waiting.append(contentsOf: incoming) }
+            if !incoming.isEmpty {
+                waiting.append(contentsOf: incoming)
+                if promptCache != nil { for s in incoming { restorePersisted(s) } }
+            }
             step()
             waitForCallers(from: seenEvents)
             publishStatistics()
@@ -164,6 +190,8 @@ final class SchedulerCore: @unchecked Sendable {
         running.removeAll()
         waiting.removeAll()
         publishStatistics()
+        // Blocks already queued still reach the disk: a stopped scheduler's prompts stay cached.
+        promptCache?.close()
         shared.withLockSignalling { $0.threadRunning = false }
     }
 
