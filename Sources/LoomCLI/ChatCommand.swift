@@ -53,8 +53,8 @@ enum ChatCommand: LoomCommand {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
             arguments, flags: ["greedy", SpeculationArguments.flag],
-            options: ["model", "system", "engine", "threads", "context", "kv", "temperature", "top-k", "top-p", "seed",
-                      "max-tokens", "schema", SpeculationArguments.option] + PromptCacheArguments.options,
+            options: Set(["model", "system", "engine", "threads", "context", "kv", "temperature", "top-k", "top-p", "seed",
+                      "max-tokens", "schema", SpeculationArguments.option]).union(PromptCacheArguments.names),
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)' (chat reads turns from stdin)") }
         let model = try localModel(args)

@@ -4,7 +4,7 @@ import Engine
 /// through `LocalLanguageModel` (`run`, `chat`, `serve`).
 enum PromptCacheArguments {
     /// The option names, for `Arguments`.
-    static let options = ["prompt-cache", "prompt-cache-budget"]
+    static let names: Set<String> = ["prompt-cache", "prompt-cache-budget"]
 
     /// The options' lines of a command's usage.
     static let usage = """

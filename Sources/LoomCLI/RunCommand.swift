@@ -34,8 +34,8 @@ enum RunCommand: LoomCommand {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
             arguments, flags: ["json", "greedy", SpeculationArguments.flag],
-            options: ["model", "prompt", "system", "schema", "engine", "max-tokens", "temperature", "top-k", "top-p", "seed",
-                      "context", "threads", SpeculationArguments.option] + PromptCacheArguments.options,
+            options: Set(["model", "prompt", "system", "schema", "engine", "max-tokens", "temperature", "top-k", "top-p", "seed",
+                      "context", "threads", SpeculationArguments.option]).union(PromptCacheArguments.names),
             // `--ctx` stays accepted as another spelling of `--context`, for scripts that use it.
             aliases: ["m": "model", "p": "prompt", "c": "context", "ctx": "context", "t": "threads", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }

@@ -79,9 +79,9 @@ enum ServeCommand: LoomCommand {
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(
             arguments, flags: ["quiet", "no-metrics", SpeculationArguments.flag],
-            options: ["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
-                      "engine", "threads", "context", "drain-timeout", "log-format", SpeculationArguments.option]
-                + PromptCacheArguments.options,
+            options: Set(["model", "host", "port", "api-key", "alias", "parallel", "queue", "max-body", "timeout", "kv-budget",
+                      "engine", "threads", "context", "drain-timeout", "log-format", SpeculationArguments.option])
+                .union(PromptCacheArguments.names),
             aliases: ["m": "model", "t": "threads", "c": "context", "ctx": "context"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
 
