@@ -5,7 +5,7 @@ usage: prompt_cache_restart.py LOOM MODEL [--threads 2] [--system-tokens 1500] [
 
 Per round, in a fresh cache directory: `loom serve --prompt-cache DIR` starts, one streaming request
 (a shared system prompt of at most --system-tokens tokens, counted by `loom tokenize`, and a short
-question; max_tokens 1, temperature 0) measures the cold TTFT, and the server is stopped with
+question; max_tokens 4, temperature 0) measures the cold TTFT, and the server is stopped with
 SIGTERM (its drain flushes the cache). A second server on the same directory — a restart — answers
 a request with the same system prompt and another question: the restored TTFT. TTFT runs from
 sending the request to the first content chunk. Prints one JSON line per round:
@@ -75,10 +75,10 @@ def first_request(cmd_for, system, question):
     port = free_port()
     proc = start(cmd_for(port), port)
     try:
-        s = Stream(f"http://127.0.0.1:{port}", "bench", "", 1)
+        s = Stream(f"http://127.0.0.1:{port}", "bench", "", 4)
         s.body = json.dumps({"model": "bench", "messages": [{"role": "system", "content": system},
                                                             {"role": "user", "content": question}],
-                             "max_tokens": 1, "temperature": 0, "stream": True,
+                             "max_tokens": 4, "temperature": 0, "stream": True,
                              "stream_options": {"include_usage": True}}).encode()
         s.run()
         if s.error or s.ttft is None:
