@@ -33,7 +33,7 @@ import Testing
         while tokens.count < narrow {
             let next = argmax(engine.logits)
             tokens.append(next)
-            if tokens.count < narrow { try engine.step(Int32(next)) }
+            if tokens.count < narrow { _ = try engine.step(Int32(next)) }
         }
         #expect(tokens == expected)
     }

@@ -53,7 +53,7 @@ import Testing
         try engine.prefill(prompt)
         var most = 0
         for i in 0..<72 {
-            try engine.step(Int32((i * 37 + 5) % vocab))
+            _ = try engine.step(Int32((i * 37 + 5) % vocab))
             most = max(most, try #require(engine.scheduler.statistics.localPool).blocksInUse)
         }
         #expect(engine.tokens.count == 96)
@@ -71,10 +71,10 @@ import Testing
         let engine = SequentialEngine(scheduler: try scheduler())
         let prompt = RuntimeFixtures.prompt(64, vocabulary: vocab, salt: 11)
         try engine.prefill(prompt)
-        for i in 0..<8 { try engine.step(Int32((i * 13 + 3) % vocab)) }
+        for i in 0..<8 { _ = try engine.step(Int32((i * 13 + 3) % vocab)) }
         engine.rollback(depth)
         let next = Int32(42 % vocab)
-        try engine.step(next)
+        _ = try engine.step(next)
         let cold = SequentialEngine(scheduler: try scheduler())
         try cold.prefill(engine.tokens)
         #expect(engine.tokens.count == 72 - depth + 1)
