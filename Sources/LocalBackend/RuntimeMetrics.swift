@@ -29,6 +29,12 @@ final class RuntimeMetrics: Sendable {
             buckets: Self.maskBuckets)
 
         let blockBytes = Double(scheduler.kvBlockBytes)
+        // A sliding-window model's local layers have a pool of their own (bytes count both;
+        // block counts are the global pool's, one block per 16 positions of every sequence).
+        let localBlockBytes = Double(scheduler.localKVBlockBytes ?? 0)
+        let bytes: @Sendable (Int, Int?) -> Double = { global, local in
+            Double(global) * blockBytes + Double(local ?? 0) * localBlockBytes
+        }
         func gauge(_ name: String, _ help: String, _ read: @escaping @Sendable (SchedulerStatistics) -> Double) {
             registry.gauge(name, help: help, source: { [weak scheduler] in scheduler.map { read($0.statistics) } })
         }
@@ -46,12 +52,14 @@ final class RuntimeMetrics: Sendable {
         gauge("loom_kv_blocks_free", "KV blocks no sequence holds (free, or keeping a cached prefix).") {
             Double($0.pool.blockCount - $0.pool.blocksInUse)
         }
-        gauge("loom_kv_bytes_in_use", "Bytes of KV blocks some sequence holds now.") { Double($0.pool.blocksInUse) * blockBytes }
+        gauge("loom_kv_bytes_in_use", "Bytes of KV blocks some sequence holds now.") {
+            bytes($0.pool.blocksInUse, $0.localPool?.blocksInUse)
+        }
         gauge("loom_kv_bytes_free", "Bytes of KV blocks no sequence holds.") {
-            Double($0.pool.blockCount - $0.pool.blocksInUse) * blockBytes
+            bytes($0.pool.blockCount - $0.pool.blocksInUse, $0.localPool.map { $0.blockCount - $0.blocksInUse })
         }
         gauge("loom_kv_cached_prefix_bytes", "Bytes of unheld KV blocks that keep a reusable prompt prefix.") {
-            Double($0.pool.cachedBlocks) * blockBytes
+            bytes($0.pool.cachedBlocks, $0.localPool?.cachedBlocks)
         }
         counter("loom_kv_prefix_hits_total", "Prompt lookups that reused cached KV positions.") { Double($0.pool.hits) }
         counter("loom_kv_prefix_misses_total", "Prompt lookups that reused nothing.") { Double($0.pool.misses) }

@@ -1,22 +1,28 @@
 import Engine
 import LoomJSON
 
-/// `loom inspect`: the GGUF header, metadata and tensor table of a model file.
+/// `loom inspect`: the GGUF header, metadata and tensor table of a model file, and for a model
+/// Loom runs the bytes of keys and values each position costs in its global and local layers.
 enum InspectCommand: LoomCommand {
     static let name = "inspect"
     static let summary = "show a GGUF file's metadata and tensors"
     static let usage = """
         usage: loom inspect [-m MODEL] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
-          --json             print {"version", "metadata", "tensor_count", "tensors", "total_bytes"}
+          --kv TYPE          KV element type for the per-token sizes: f16 (default) or f32
+          --json             print {"version", "metadata", "tensor_count", "tensors", "total_bytes", "kv_cache"}
 
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, flags: ["json"], options: ["model"], aliases: ["m": "model"])
+        let args = try Arguments(arguments, flags: ["json"], options: ["model", "kv"], aliases: ["m": "model"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         let file = try GGUFFile(path: args.modelPath)
         let total = file.tensors.reduce(0) { $0 + $1.byteCount }
+        let kvName = args.value("kv") ?? "f16"
+        guard let kvType = KVCacheType(rawValue: kvName) else { throw UsageError("--kv must be f16 or f32, not '\(kvName)'") }
+        // Files Loom cannot run still show their header and tensors.
+        let footprint = (try? ModelDescription(file: file)).map { KVFootprint($0, type: kvType) }
         if args.has("json") {
             var metadata = JSONObject()
             for key in file.metadataKeys { metadata[key] = summarized(file.metadata[key]!) }
@@ -31,6 +37,7 @@ enum InspectCommand: LoomCommand {
                 ("version", .number(JSONNumber(Int(file.version)))), ("metadata", .object(metadata)),
                 ("tensor_count", .number(JSONNumber(file.tensors.count))), ("tensors", .array(tensors)),
                 ("total_bytes", .number(JSONNumber(total))),
+                ("kv_cache", footprint.map(json) ?? .null),
             ]))
             StandardOutput.write(doc.serialized() + "\n")
             return
@@ -44,7 +51,29 @@ enum InspectCommand: LoomCommand {
             out += "  \(t.name.padding(32)) \(t.typeName.padding(6)) \(t.shape)  \(t.byteCount) bytes\n"
         }
         out += "\ntotal tensor bytes: \(total)\n"
+        if let f = footprint { out += "\n" + text(f) }
         StandardOutput.write(out)
+    }
+
+    /// The KV footprint as `{"type", "global_layers", "local_layers", "sliding_window",
+    /// "bytes_per_token_global", "bytes_per_token_local"}`.
+    static func json(_ f: KVFootprint) -> JSONValue {
+        .object(JSONObject([
+            ("type", .string(f.type.rawValue)), ("global_layers", .number(JSONNumber(f.globalLayers))),
+            ("local_layers", .number(JSONNumber(f.localLayers))), ("sliding_window", .number(JSONNumber(f.window))),
+            ("bytes_per_token_global", .number(JSONNumber(f.globalBytesPerToken))),
+            ("bytes_per_token_local", .number(JSONNumber(f.localBytesPerToken))),
+        ]))
+    }
+
+    /// The KV footprint for people: per token by kind of layer, and what a full context costs.
+    static func text(_ f: KVFootprint) -> String {
+        var out = "KV cache per token (\(f.type.rawValue)):\n"
+        out += "  global layers: \(f.globalLayers) × \(f.bytesPerLayerToken) = \(f.globalBytesPerToken) bytes, every position\n"
+        if f.localLayers > 0 {
+            out += "  local layers:  \(f.localLayers) × \(f.bytesPerLayerToken) = \(f.localBytesPerToken) bytes, last \(f.window) positions only\n"
+        }
+        return out
     }
 
     /// A metadata value as JSON; arrays longer than 16 become `{"type", "count", "head"}`.

@@ -53,6 +53,9 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     public var queryLength: Int { headCount * headDimension }
     /// Width of the key (and value) projection output.
     public var kvLength: Int { kvHeadCount * headDimension }
+    /// Blocks that attend to the last `slidingWindow` positions only (0 when every layer is
+    /// global): a scheduler keeps their keys and values for the window, not the whole context.
+    public var localLayerCount: Int { slidingWindow > 0 ? localLayers.reduce(0) { $0 + ($1 ? 1 : 0) } : 0 }
 
     /// Derives and validates the description of the model in `file`.
     public init(file: GGUFFile) throws(ModelLoadError) {

@@ -40,6 +40,10 @@ struct BlockPass {
     unowned(unsafe) let pool: ThreadPool
     /// The sequence's cache, or the KV pool's storage in a step.
     unowned(unsafe) let cache: KVCache
+    /// In a step on a model with sliding-window layers: the storage of the pool that holds the
+    /// local layers (only their window); `cache` then holds the global layers only, and each
+    /// layer is row `plan.kvSlots[l]` of its pool.
+    unowned(unsafe) let localCache: KVCache?
     /// The step's rows (`.step` only).
     unowned(unsafe) let batch: StepBatch?
     /// Global and local RoPE parameters (two entries).
@@ -126,16 +130,23 @@ struct BlockPass {
         let s = state
         var d = attention
         d.window = plan.windows[l]
-        d.k = cache.keys(layer: l)
-        d.v = cache.values(layer: l)
         if let batch {
+            // Split pools: a local layer's rows and tables are the local pool's.
+            let split = localCache != nil, local = split && d.window > 0
+            let store = local ? localCache! : cache, layer = split ? plan.kvSlots[l] : l
+            let rows = local ? batch.localKVRows : batch.kvRows
+            d.k = store.keys(layer: layer)
+            d.v = store.values(layer: layer)
             for i in 0..<n {
-                cache.store(layer: l, position: Int(batch.kvRows[i]), key: s.k + i * kvLen, value: s.v + i * kvLen)
+                store.store(layer: layer, position: Int(rows[i]), key: s.k + i * kvLen, value: s.v + i * kvLen)
             }
-            let rc = loom_par_attention_batch(pool.pool, &d, batch.segments, Int32(batch.segmentCount), s.q, Int64(qLen),
+            let rc = loom_par_attention_batch(pool.pool, &d, local ? batch.localSegments : batch.segments,
+                                              Int32(batch.segmentCount), s.q, Int64(qLen),
                                               s.attention, Int64(qLen), Int64(maxPositions), s.attentionScratch)
             assert(rc == 0, "attention geometry validated when the transformer was built")
         } else {
+            d.k = cache.keys(layer: l)
+            d.v = cache.values(layer: l)
             for i in 0..<n {
                 cache.store(layer: l, position: start + i, key: s.k + i * kvLen, value: s.v + i * kvLen)
             }

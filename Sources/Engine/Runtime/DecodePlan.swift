@@ -23,6 +23,9 @@ final class DecodePlan {
     let blockCount: Int
     /// Per block: positions a query sees (0: all; the sliding window of a local layer).
     let windows: UnsafeMutablePointer<Int64>
+    /// Per block: its index among the blocks of its kind (local or global), its layer in a
+    /// scheduler's KV pool when local and global layers have pools of their own.
+    let kvSlots: UnsafeMutablePointer<Int>
     private let parts: UnsafeMutablePointer<loom_matvec_part>
 
     init(weights w: Weights, state s: RunState, config c: ModelDescription) {
@@ -30,6 +33,8 @@ final class DecodePlan {
         let count = blockCount * Self.partsPerBlock + 1
         parts = .allocate(capacity: count)
         windows = .allocate(capacity: max(blockCount, 1))
+        kvSlots = .allocate(capacity: max(blockCount, 1))
+        var kinds = (local: 0, global: 0)
         // `ldy`: the output buffer's row length, for steps that multiply several rows at once.
         func part(_ m: WeightMatrix, _ y: UnsafeMutablePointer<Float>, ldy: Int, bias: UnsafePointer<Float>? = nil,
                   accumulate: Bool = false) -> loom_matvec_part {
@@ -40,6 +45,8 @@ final class DecodePlan {
         for (l, b) in w.blocks.enumerated() {
             let local = l < c.localLayers.count && c.localLayers[l]
             (windows + l).initialize(to: local ? Int64(c.slidingWindow) : 0)
+            (kvSlots + l).initialize(to: local ? kinds.local : kinds.global)
+            if local { kinds.local += 1 } else { kinds.global += 1 }
             let base = parts + l * Self.partsPerBlock
             // Biases come as a set (ModelDescription.hasAttentionBias).
             (base + Part.query.rawValue).initialize(to: part(b.query, s.q, ldy: q, bias: b.queryBias))
@@ -71,5 +78,6 @@ final class DecodePlan {
         parts.deinitialize(count: blockCount * Self.partsPerBlock + 1)
         parts.deallocate()
         windows.deallocate()
+        kvSlots.deallocate()
     }
 }

@@ -251,22 +251,34 @@ public final class KVBlockPool {
         while at + blockSize <= limit {
             let chunk = UnsafeBufferPointer(rebasing: prompt[at..<at + blockSize])
             let next = Self.hash(h, chunk)
-            guard let b = fullIndex[next], parentHash[Int(b)] == h, matches(b, chunk) == blockSize else { break }
+            guard let b = fullBlock(hash: next, parent: h, holding: chunk) else { break }
             shared.append(b)
             h = next
             at += blockSize
         }
-        var best: (block: Int32, count: Int)?
         let remaining = min(limit - at, blockSize)
-        if remaining > 0, var c = firstChild[h] {
-            let chunk = UnsafeBufferPointer(rebasing: prompt[at..<at + remaining])
-            while c >= 0 {
-                let n = matches(c, chunk)
-                if n > (best?.count ?? 0) { best = (c, n) }
-                c = nextSibling[Int(c)]
-            }
-        }
+        let best = remaining > 0 ? partialBlock(after: h, matching: UnsafeBufferPointer(rebasing: prompt[at..<at + remaining])) : nil
         return (shared, h, best)
+    }
+
+    /// The full block whose prefix hash through it is `hash`, placed after the prefix hashed
+    /// `parent` and holding `chunk`; nil when no block holds it (never used, or evicted).
+    func fullBlock(hash: UInt64, parent: UInt64, holding chunk: UnsafeBufferPointer<Int32>) -> Int32? {
+        guard let b = fullIndex[hash], parentHash[Int(b)] == parent, matches(b, chunk) == blockSize else { return nil }
+        return b
+    }
+
+    /// The block placed after the prefix hashed `parent` whose recorded tokens match most of
+    /// `chunk`'s leading ones, and how many match; nil when none matches any.
+    func partialBlock(after parent: UInt64, matching chunk: UnsafeBufferPointer<Int32>) -> (block: Int32, count: Int)? {
+        var best: (block: Int32, count: Int)?
+        guard var c = firstChild[parent] else { return nil }
+        while c >= 0 {
+            let n = matches(c, chunk)
+            if n > (best?.count ?? 0) { best = (c, n) }
+            c = nextSibling[Int(c)]
+        }
+        return best
     }
 
     /// Counts a prompt admitted with `reused` positions found by `lookup`.

@@ -30,6 +30,12 @@ final class ScheduledSequence: @unchecked Sendable {
     let table: UnsafeMutablePointer<Int32>
     /// Blocks held.
     var blockCount = 0
+    /// With a pool of its own for local (sliding-window) layers: their physical block of each
+    /// logical block `localFirst..<blockCount`; blocks before `localFirst` lie behind the window
+    /// and were given back (-1).
+    let localTable: UnsafeMutablePointer<Int32>
+    /// First logical block whose local-layer keys and values the sequence holds.
+    var localFirst = 0
     /// Hash of every token in the full blocks before the block being filled.
     var chain = KVBlockPool.rootHash
     /// What the prompt evaluation reused and computed (reported once the prompt is in).
@@ -60,12 +66,17 @@ final class ScheduledSequence: @unchecked Sendable {
         promptLength = prompt.count
         table = .allocate(capacity: maxBlocks)
         table.initialize(repeating: -1, count: maxBlocks)
+        localTable = .allocate(capacity: maxBlocks)
+        localTable.initialize(repeating: -1, count: maxBlocks)
         self.cancellation = cancellation
         self.deadline = deadline
         self.driver = driver
     }
 
-    deinit { table.deallocate() }
+    deinit {
+        table.deallocate()
+        localTable.deallocate()
+    }
 
     /// Tokens waiting to be evaluated.
     var pending: Int { tokens.count - evaluated }

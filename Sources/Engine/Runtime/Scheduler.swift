@@ -52,11 +52,13 @@ public final class Scheduler: @unchecked Sendable {
     public var policy: SchedulerPolicy { core.policy }
     /// Positions one sequence may hold.
     public var contextSize: Int { core.transformer.contextLength }
-    /// Bytes of the KV pool (keys and values of every sequence).
-    public var kvCacheBytes: Int { core.pool.byteCount }
+    /// Bytes of the KV pool (keys and values of every sequence), with the local layers' pool
+    /// when sliding-window layers have one of their own.
+    public var kvCacheBytes: Int { core.pool.byteCount + (core.localPool?.byteCount ?? 0) }
     /// Element type of the KV pool.
     public var kvCacheType: KVCacheType { core.pool.type }
-    /// Bytes of keys and values one block of the KV pool holds across every layer.
+    /// Bytes of keys and values one block of the KV pool holds across every layer (every
+    /// global layer when local layers have a pool of their own).
     public var kvBlockBytes: Int { core.pool.bytesPerBlock }
     /// The persistent prompt cache, nil when none was asked for or the model cannot use one.
     public var promptCache: PromptCacheStore? { core.promptCache }
@@ -64,6 +66,10 @@ public final class Scheduler: @unchecked Sendable {
     /// Blocks the calling thread until every prompt block evaluated so far is written to the
     /// persistent prompt cache (at once without one). Never call it from a Swift concurrency thread.
     public func flushPromptCache() { core.promptCache?.flush() }
+
+    /// Bytes of keys and values one block of the local layers' pool holds across those layers;
+    /// nil when every layer keeps its keys and values in the one pool.
+    public var localKVBlockBytes: Int? { core.localPool?.bytesPerBlock }
 
     /// Generates up to `maxTokens` tokens after `prompt`, sampling inside the scheduler, and
     /// returns the stream of token ids. `reusePrefix: false` evaluates the whole prompt even
@@ -147,8 +153,11 @@ public struct SchedulerStatistics: Sendable, Equatable {
     public var running = 0
     /// Sequences waiting for admission now.
     public var waiting = 0
-    /// The KV pool's counters.
+    /// The KV pool's counters (the global layers' pool when local layers have one of their own).
     public var pool = KVBlockPool.Statistics()
+    /// The counters of the pool that holds local (sliding-window) layers for the last window of
+    /// positions of each sequence; nil when the model has no such layers.
+    public var localPool: KVBlockPool.Statistics?
 
     /// All zero.
     public init() {}

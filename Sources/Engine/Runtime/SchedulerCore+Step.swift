@@ -25,7 +25,7 @@ extension SchedulerCore {
         buildBatch()
         let logits: UnsafeBufferPointer<Float>
         do {
-            logits = try transformer.forward(batch: batch, pool: pool)
+            logits = try transformer.forward(batch: batch, pool: pool, localPool: localPool)
         } catch {
             // Every input was validated; a failure here is the engine's, so it ends the step's
             // sequences with it rather than retrying forever.
@@ -114,42 +114,136 @@ extension SchedulerCore {
         }
     }
 
-    /// The reusable prefix of `s` when the pool can also give the blocks it needs beyond it to
-    /// evaluate all its tokens and one more; nil when it cannot now.
-    private func admission(for s: ScheduledSequence)
-        -> (shared: [Int32], hash: UInt64, partial: (block: Int32, count: Int)?)?
-    {
-        let found = s.tokens.withUnsafeBufferPointer { pool.lookup($0, limit: s.reusesPrefix ? s.tokens.count - 1 : 0) }
+    /// What admission reuses for a sequence: full blocks to share, a cached block to copy where
+    /// the prompt diverges inside it, and with a local pool the local layers' blocks of the
+    /// window before the first position to evaluate.
+    struct Reuse {
+        /// Shared full blocks (of `pool`), in order from position 0.
+        var shared: [Int32]
+        /// Prefix hash after the shared blocks.
+        var hash: UInt64
+        /// A cached block whose leading `count` positions continue the prefix.
+        var partial: (block: Int32, count: Int)?
+        /// First logical block the local layers need (the others lie behind the window).
+        var localFirst = 0
+        /// Local-pool blocks of logical blocks `localFirst..<shared.count`.
+        var localShared: [Int32] = []
+        /// The local-pool block to copy `partial.count` positions from.
+        var localPartial: Int32?
+    }
+
+    /// The longest reusable prefix of `s` (all but its last token): the pool's lookup, and with
+    /// a local pool cut back to the longest prefix whose window the local pool also holds.
+    private func reuse(for s: ScheduledSequence) -> Reuse {
+        s.tokens.withUnsafeBufferPointer { t in
+            let found = pool.lookup(t, limit: s.reusesPrefix ? t.count - 1 : 0)
+            guard let local = localPool else { return Reuse(shared: found.shared, hash: found.hash, partial: found.partial) }
+            let bs = policy.blockSize
+            func chunk(_ k: Int) -> UnsafeBufferPointer<Int32> { UnsafeBufferPointer(rebasing: t[k * bs..<(k + 1) * bs]) }
+            var hashes = [KVBlockPool.rootHash]
+            for k in 0..<found.shared.count { hashes.append(KVBlockPool.hash(hashes[k], chunk(k))) }
+            var blocks = found.shared.count, partial = found.partial
+            while true {
+                let end = blocks * bs + (partial?.count ?? 0)
+                let first = max(0, end - (window - 1)) / bs
+                var held: [Int32] = []
+                var complete = true
+                for k in first..<blocks {
+                    guard let b = local.fullBlock(hash: hashes[k + 1], parent: hashes[k], holding: chunk(k)) else {
+                        complete = false
+                        break
+                    }
+                    held.append(b)
+                }
+                var localPartial: Int32?
+                if complete, let p = partial {
+                    let head = UnsafeBufferPointer(rebasing: t[blocks * bs..<blocks * bs + p.count])
+                    if let c = local.partialBlock(after: hashes[blocks], matching: head), c.count >= p.count {
+                        localPartial = c.block
+                    } else {
+                        complete = false
+                    }
+                }
+                if complete {
+                    return Reuse(shared: Array(found.shared.prefix(blocks)), hash: hashes[blocks], partial: partial,
+                                 localFirst: first, localShared: held, localPartial: localPartial)
+                }
+                // The local pool gave up part of that window: try the previous block boundary.
+                if partial != nil { partial = nil } else { blocks -= 1 }
+            }
+        }
+    }
+
+    /// The reusable prefix of `s` when the pools can also give the blocks it needs beyond it to
+    /// evaluate all its tokens and one more; nil when they cannot now.
+    private func admission(for s: ScheduledSequence) -> Reuse? {
+        let found = reuse(for: s)
         let positions = min(s.tokens.count + 1, transformer.contextLength)
-        let fresh = (positions + policy.blockSize - 1) / policy.blockSize - found.shared.count
+        let blocks = (positions + policy.blockSize - 1) / policy.blockSize
         // Shared blocks nobody holds are cached: holding them takes them out of the free space.
         let revived = found.shared.reduce(0) { $0 + (pool.owners(of: $1) == 0 ? 1 : 0) }
-        return pool.availableBlocks >= fresh + revived ? found : nil
+        guard pool.availableBlocks >= blocks - found.shared.count + revived else { return nil }
+        if let local = localPool {
+            let fresh = max(0, min(blocks - found.localFirst, localBlocksPerSequence) - found.localShared.count)
+            let revived = found.localShared.reduce(0) { $0 + (local.owners(of: $1) == 0 ? 1 : 0) }
+            guard local.availableBlocks >= fresh + revived else { return nil }
+        }
+        return found
     }
 
     /// Gives `s` its reusable prefix (shared blocks, a copied partial block) and positions it
     /// after it; false when the pool cannot hold the rest of its tokens now.
     private func admit(_ s: ScheduledSequence) -> Bool {
         guard let found = admission(for: s) else { return false }
+        take(found, into: s)
+        return true
+    }
+
+    /// Makes `s` (holding no blocks) hold `found`.
+    private func take(_ found: Reuse, into s: ScheduledSequence) {
         let bs = policy.blockSize
         for b in found.shared {
             pool.retain(b)
             s.table[s.blockCount] = b
             s.blockCount += 1
         }
+        if let local = localPool {
+            s.localFirst = found.localFirst
+            for (i, b) in found.localShared.enumerated() {
+                local.retain(b)
+                s.localTable[found.localFirst + i] = b
+            }
+        }
         s.chain = found.hash
         var reused = found.shared.count * bs
         if let partial = found.partial, let fresh = pool.allocate() {
-            pool.copy(partial.block, into: fresh, count: partial.count)
-            s.table[s.blockCount] = fresh
-            s.blockCount += 1
-            s.tokens.withUnsafeBufferPointer { t in
-                if let chain = pool.record(fresh, at: 0, parent: s.chain,
-                                           tokens: UnsafeBufferPointer(rebasing: t[reused..<reused + partial.count])) {
-                    s.chain = chain
-                }
+            var localFresh: Int32?
+            if let local = localPool {
+                localFresh = local.allocate()
+                if localFresh == nil { pool.release(fresh) }
             }
-            reused += partial.count
+            if localPool == nil || localFresh != nil {
+                pool.copy(partial.block, into: fresh, count: partial.count)
+                if let local = localPool, let lf = localFresh, let source = found.localPartial {
+                    local.copy(source, into: lf, count: partial.count)
+                    s.localTable[s.blockCount] = lf
+                }
+                s.table[s.blockCount] = fresh
+                s.blockCount += 1
+                let parent = s.chain
+                s.tokens.withUnsafeBufferPointer { t in
+                    let head = UnsafeBufferPointer(rebasing: t[reused..<reused + partial.count])
+                    if let chain = pool.record(fresh, at: 0, parent: parent, tokens: head) { s.chain = chain }
+                    if let local = localPool, let lf = localFresh { local.record(lf, at: 0, parent: parent, tokens: head) }
+                }
+                reused += partial.count
+            }
+        }
+        if localPool != nil, max(0, reused - (window - 1)) / bs < s.localFirst {
+            // No block for the partial copy (admission counted one, so this does not happen):
+            // the shorter prefix needs local blocks the lookup did not take; start over.
+            releaseBlocks(s)
+            reused = 0
         }
         pool.noteLookup(reused: reused)
         s.evaluated = reused
@@ -158,13 +252,19 @@ extension SchedulerCore {
             s.prefill = PrefillResult(cachedTokenCount: fromPrompt, evaluatedTokenCount: s.promptLength - fromPrompt,
                                       restoredTokenCount: fromPrompt)
         }
-        return true
     }
 
-    /// Gives `s` blocks for positions below `end`; false when the pool has none left.
+    /// Gives `s` blocks for positions below `end`; false when a pool has none left.
     private func ensureBlocks(_ s: ScheduledSequence, through end: Int) -> Bool {
         while s.blockCount * policy.blockSize < end {
             guard let b = pool.allocate() else { return false }
+            if let local = localPool {
+                guard let lb = local.allocate() else {
+                    pool.release(b)
+                    return false
+                }
+                s.localTable[s.blockCount] = lb
+            }
             s.table[s.blockCount] = b
             s.blockCount += 1
         }
@@ -174,14 +274,36 @@ extension SchedulerCore {
     /// Frees every block of `s` (their content stays cached) and forgets its positions.
     private func releaseBlocks(_ s: ScheduledSequence) {
         for i in 0..<s.blockCount { pool.release(s.table[i]) }
+        if let local = localPool {
+            for i in s.localFirst..<max(s.localFirst, s.blockCount) where s.localTable[i] >= 0 {
+                local.release(s.localTable[i])
+                s.localTable[i] = -1
+            }
+            s.localFirst = 0
+        }
         s.blockCount = 0
         s.evaluated = 0
         s.chain = KVBlockPool.rootHash
     }
 
+    /// Gives back the local-layer blocks of `s` wholly behind its window and rollback margin:
+    /// no query of the sequence reads them again. They stay cached (indexed), so a prompt whose
+    /// window falls there can still find them until the space is needed.
+    private func releaseBehindWindow(_ s: ScheduledSequence) {
+        guard let local = localPool else { return }
+        let keepFrom = min(max(0, s.evaluated - (window - 1) - rollbackMargin) / policy.blockSize, s.blockCount)
+        while s.localFirst < keepFrom {
+            let b = s.localTable[s.localFirst]
+            if b >= 0 { local.release(b) }
+            s.localTable[s.localFirst] = -1
+            s.localFirst += 1
+        }
+    }
+
     /// Forgets positions `n...` of `s`: whole blocks past `n` go back to the pool, and the block
     /// holding `n` is cut — or, when another sequence shares it, given back and its kept
-    /// positions evaluated again.
+    /// positions evaluated again. A rollback deeper than the local layers' margin finds its
+    /// prefix again as admission does (cached blocks) and recomputes the rest.
     private func truncate(_ s: ScheduledSequence, to n: Int) {
         guard n < s.evaluated else { return }
         let bs = policy.blockSize
@@ -189,17 +311,29 @@ extension SchedulerCore {
         while s.blockCount > keep {
             s.blockCount -= 1
             pool.release(s.table[s.blockCount])
+            if let local = localPool, s.blockCount >= s.localFirst {
+                local.release(s.localTable[s.blockCount])
+                s.localTable[s.blockCount] = -1
+            }
         }
+        s.localFirst = min(s.localFirst, s.blockCount)
         let full = n / bs
         s.evaluated = n
         if n % bs != 0 {
             let last = s.table[keep - 1]
-            if pool.owners(of: last) > 1 {
+            let localLast: Int32 = localPool != nil && keep - 1 >= s.localFirst ? s.localTable[keep - 1] : -1
+            if pool.owners(of: last) > 1 || (localLast >= 0 && localPool!.owners(of: localLast) > 1) {
                 s.blockCount -= 1
                 pool.release(last)
+                if localLast >= 0 {
+                    localPool!.release(localLast)
+                    s.localTable[keep - 1] = -1
+                }
+                s.localFirst = min(s.localFirst, s.blockCount)
                 s.evaluated = full * bs
             } else {
                 pool.truncate(last, to: n % bs)
+                if localLast >= 0 { localPool!.truncate(localLast, to: n % bs) }
             }
         }
         s.chain = KVBlockPool.rootHash
@@ -207,6 +341,10 @@ extension SchedulerCore {
             for b in 0..<full {
                 s.chain = KVBlockPool.hash(s.chain, UnsafeBufferPointer(rebasing: t[b * bs..<(b + 1) * bs]))
             }
+        }
+        if localPool != nil, s.evaluated > 0, max(0, s.evaluated - (window - 1)) / bs < s.localFirst {
+            releaseBlocks(s)
+            if let found = admission(for: s) { take(found, into: s) }
         }
     }
 
@@ -233,7 +371,8 @@ extension SchedulerCore {
         for (i, s) in running.enumerated() {
             plannedRows[i] = 0
             guard isRunnable(s) else { continue }
-            var n = s.inPrompt ? min(policy.prefillChunk, s.promptLength - s.evaluated)
+            // A rollback into the prompt leaves fewer pending tokens than the prompt's rest.
+            var n = s.inPrompt ? min(policy.prefillChunk, s.promptLength - s.evaluated, s.pending)
                                : min(s.pending, policy.prefillChunk)
             // A run recomputed after preemption may span steps: its last step must still hold
             // every row whose logits the caller asked for.
@@ -274,7 +413,8 @@ extension SchedulerCore {
                 guard n > 0 else { continue }
                 let prompt = s.inPrompt && n >= promptPathRows
                 guard prompt == promptPass else { continue }
-                let seg = batch.addSegment(start: s.evaluated, count: n, table: s.table, promptPath: prompt)
+                let seg = batch.addSegment(start: s.evaluated, count: n, table: s.table,
+                                           localTable: localPool == nil ? nil : s.localTable, promptPath: prompt)
                 stepSequences[seg] = s
                 let row0 = Int(batch.segments[seg].row)
                 let bs = policy.blockSize
@@ -283,6 +423,7 @@ extension SchedulerCore {
                     batch.tokens[row0 + j] = s.tokens[p]
                     batch.positions[row0 + j] = Int32(p)
                     batch.kvRows[row0 + j] = s.table[p / bs] * Int32(bs) + Int32(p % bs)
+                    batch.localKVRows[row0 + j] = s.localTable[p / bs] * Int32(bs) + Int32(p % bs)
                 }
                 if s.evaluated + n == s.tokens.count { batch.requestLogits(segment: seg, lastRows: min(s.logitRows, n)) }
             }
@@ -313,15 +454,17 @@ extension SchedulerCore {
                 while p < end {
                     let off = p % bs, count = min(bs - off, end - p)
                     let block = s.table[p / bs]
-                    if let chain = pool.record(block, at: off, parent: s.chain,
-                                               tokens: UnsafeBufferPointer(rebasing: t[p..<p + count])) {
-                        if promptCache != nil { persist(s, block: block, end: p + count, parent: s.chain, chain: chain, tokens: t) }
+                    let parent = s.chain, written = UnsafeBufferPointer(rebasing: t[p..<p + count])
+                    if let chain = pool.record(block, at: off, parent: parent, tokens: written) {
+                        if promptCache != nil { persist(s, block: block, end: p + count, parent: parent, chain: chain, tokens: t) }
                         s.chain = chain
                     }
+                    localPool?.record(s.localTable[p / bs], at: off, parent: parent, tokens: written)
                     p += count
                 }
             }
             s.evaluated = end
+            releaseBehindWindow(s)
             guard s.pending == 0 else { continue }
             let rows = min(s.logitRows, n)
             s.logitRows = 1

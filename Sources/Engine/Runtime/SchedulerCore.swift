@@ -27,7 +27,19 @@ final class SchedulerCore: @unchecked Sendable {
     }
 
     let transformer: Transformer
+    /// Keys and values of every layer, or of the global layers when `localPool` is set.
     let pool: KVBlockPool
+    /// Keys and values of the local (sliding-window) layers of a model that has both kinds, for
+    /// the last `window + rollbackMargin` positions of each sequence (blocks behind that go back,
+    /// cached); nil when every layer is global.
+    let localPool: KVBlockPool?
+    /// Positions a local layer attends to (0 without `localPool`).
+    let window: Int
+    /// Positions a sequence keeps behind its window so the longest run it may verify can be
+    /// rolled back without recomputing (`prefillChunk`, the longest run a step verifies).
+    let rollbackMargin: Int
+    /// Local-pool blocks one sequence holds at most: its window, the margin and one step's rows.
+    let localBlocksPerSequence: Int
     let policy: SchedulerPolicy
     let shared = Locked(Shared())
 
@@ -62,17 +74,37 @@ final class SchedulerCore: @unchecked Sendable {
         transformer = try Transformer(model: model, configuration: config)
         let c = model.config
         let context = transformer.contextLength
-        maxBlocks = (context + policy.blockSize - 1) / policy.blockSize
+        let bs = policy.blockSize, type = configuration.kvCacheType
+        maxBlocks = (context + bs - 1) / bs
+        let locals = c.localLayerCount
+        let split = locals > 0 && locals < c.blockCount
+        window = split ? c.slidingWindow : 0
+        rollbackMargin = split ? policy.prefillChunk : 0
+        localBlocksPerSequence = split ? min(maxBlocks, (window + rollbackMargin + policy.prefillChunk + bs - 1) / bs + 2) : 0
+        let globals = c.blockCount - (split ? locals : 0)
+        // Local layers: every sequence's window, and as many blocks again to keep ended
+        // sequences' last windows cached for the next turn.
+        var localBlocks = split ? min(2 * localBlocksPerSequence * policy.maxSequences, maxBlocks * policy.maxSequences) : 0
+        let localBlockBytes = 2 * locals * c.kvLength * type.elementSize * bs
         let budget = policy.kvBudgetBytes
-            ?? 2 * c.blockCount * c.kvLength * configuration.kvCacheType.elementSize * maxBlocks * policy.blockSize
-                * policy.maxSequences
-        let blocks = KVBlockPool.blockCount(budgetBytes: budget, type: configuration.kvCacheType, layers: c.blockCount,
-                                            kvLength: c.kvLength, blockSize: policy.blockSize)
-        guard blocks >= maxBlocks else {
-            throw .invalidConfiguration("a KV budget of \(budget) bytes holds \(blocks * policy.blockSize) positions, less than one context of \(context)")
+            ?? 2 * globals * c.kvLength * type.elementSize * maxBlocks * bs * policy.maxSequences + localBlocks * localBlockBytes
+        func globalBlocks() -> Int {
+            KVBlockPool.blockCount(budgetBytes: budget - localBlocks * localBlockBytes, type: type, layers: globals,
+                                   kvLength: c.kvLength, blockSize: bs)
         }
-        pool = try KVBlockPool(type: configuration.kvCacheType, layers: c.blockCount, kvLength: c.kvLength,
-                               blockSize: policy.blockSize, blockCount: blocks)
+        var blocks = globalBlocks()
+        if split, blocks < maxBlocks {
+            // A tight budget: one sequence's window for the local layers, the rest for a context.
+            localBlocks = localBlocksPerSequence
+            blocks = globalBlocks()
+        }
+        guard blocks >= maxBlocks, budget - localBlocks * localBlockBytes > 0 else {
+            throw .invalidConfiguration("a KV budget of \(budget) bytes holds \(blocks * bs) positions, less than one context of \(context)")
+        }
+        pool = try KVBlockPool(type: type, layers: globals, kvLength: c.kvLength, blockSize: bs, blockCount: blocks)
+        localPool = split
+            ? try KVBlockPool(type: type, layers: locals, kvLength: c.kvLength, blockSize: bs, blockCount: localBlocks)
+            : nil
         self.policy = policy
         batch = StepBatch(rows: policy.rowsPerStep, segments: policy.maxSequences)
         running.reserveCapacity(policy.maxSequences)
@@ -218,6 +250,7 @@ final class SchedulerCore: @unchecked Sendable {
         s.running = running.count
         s.waiting = waiting.count
         s.pool = pool.statistics
+        s.localPool = localPool?.statistics
         shared.withLock { $0.statistics = s }
     }
 }

@@ -25,6 +25,11 @@ final class StepBatch {
     let kvRows: UnsafeMutablePointer<Int32>
     /// Per segment: rows, first position and block table.
     let segments: UnsafeMutablePointer<loom_attention_segment>
+    /// Where local (sliding-window) layers keep each row's keys and values, when they have a
+    /// pool of their own (`localSegments` then holds their block tables) `[rows]`.
+    let localKVRows: UnsafeMutablePointer<Int32>
+    /// `segments` with each sequence's local-layer block table.
+    let localSegments: UnsafeMutablePointer<loom_attention_segment>
     /// Per segment: whether it runs through the prompt (sgemm) path.
     let promptPath: UnsafeMutablePointer<Bool>
     /// Rows whose logits the step computes, in order `[logitCount]`.
@@ -45,8 +50,10 @@ final class StepBatch {
         tokens = .allocate(capacity: rows)
         positions = .allocate(capacity: rows)
         kvRows = .allocate(capacity: rows)
+        localKVRows = .allocate(capacity: rows)
         logitRows = .allocate(capacity: rows)
         self.segments = .allocate(capacity: segments)
+        localSegments = .allocate(capacity: segments)
         promptPath = .allocate(capacity: segments)
         promptPath.initialize(repeating: false, count: segments)
     }
@@ -55,6 +62,8 @@ final class StepBatch {
         tokens.deallocate()
         positions.deallocate()
         kvRows.deallocate()
+        localKVRows.deallocate()
+        localSegments.deallocate()
         logitRows.deallocate()
         segments.deallocate()
         promptPath.deallocate()
@@ -72,13 +81,17 @@ final class StepBatch {
     var freeRows: Int { rowCapacity - rowCount }
 
     /// Appends a segment of `count` rows at positions `start...` of a sequence whose block table
-    /// is `table`; returns its index. Fused segments must all be added before prompt-path ones.
-    func addSegment(start: Int, count: Int, table: UnsafePointer<Int32>, promptPath prompt: Bool) -> Int {
+    /// is `table` (and `localTable` for local layers with a pool of their own); returns its
+    /// index. Fused segments must all be added before prompt-path ones.
+    func addSegment(start: Int, count: Int, table: UnsafePointer<Int32>, localTable: UnsafePointer<Int32>? = nil,
+                    promptPath prompt: Bool) -> Int {
         precondition(segmentCount < segmentCapacity && rowCount + count <= rowCapacity)
         precondition(prompt || rowCount == fusedRowCount, "fused segments come first")
         let index = segmentCount
         segments[index] = loom_attention_segment(row: Int64(rowCount), n_tokens: Int64(count), pos0: Int64(start),
                                                  block_table: table)
+        localSegments[index] = loom_attention_segment(row: Int64(rowCount), n_tokens: Int64(count), pos0: Int64(start),
+                                                      block_table: localTable ?? table)
         promptPath[index] = prompt
         rowCount += count
         if !prompt { fusedRowCount = rowCount }

@@ -10,14 +10,24 @@ extension Transformer {
     /// the decode step's fused integer products, whose rows are bit-identical to a one-row pass;
     /// each prompt-path segment is multiplied on its own as a prompt batch. Logits always come
     /// from the fused LM head. So a row's result depends on its own sequence only.
-    func forward(batch: StepBatch, pool kv: KVBlockPool) throws(EngineError) -> UnsafeBufferPointer<Float> {
+    ///
+    /// With `localPool`, local (sliding-window) layers keep their keys and values there, at the
+    /// rows `batch.localKVRows` and tables `batch.localSegments` say, and `pool` holds the
+    /// global layers only.
+    func forward(batch: StepBatch, pool kv: KVBlockPool, localPool: KVBlockPool? = nil) throws(EngineError)
+        -> UnsafeBufferPointer<Float>
+    {
         let c = model.config
         let n = batch.rowCount
         guard n > 0 else { throw .emptyBatch }
         guard n <= configuration.maxBatch, batch.logitCount <= configuration.maxBatch else {
             throw .batchTooLarge(count: n, maximum: configuration.maxBatch)
         }
-        guard kv.storage.layerCount == c.blockCount, kv.storage.kvLength == c.kvLength else {
+        let localLayers = localPool == nil ? 0 : c.localLayerCount
+        guard kv.storage.layerCount == c.blockCount - localLayers, kv.storage.kvLength == c.kvLength,
+              (localPool?.storage.layerCount ?? 0) == localLayers, localPool.map({ $0.storage.kvLength == c.kvLength }) ?? true,
+              localPool.map({ $0.blockSize == kv.blockSize && $0.type == kv.type }) ?? true
+        else {
             throw .cacheMismatch("pool has \(kv.storage.layerCount) layers × \(kv.storage.kvLength), model \(c.blockCount) × \(c.kvLength)")
         }
         for i in 0..<n where batch.tokens[i] < 0 || Int(batch.tokens[i]) >= c.vocabularySize {
@@ -35,7 +45,8 @@ extension Transformer {
         for i in 0..<n { s.positions[i] = batch.positions[i] }
         embed(batch.tokens, count: n)
 
-        let pass = makePass(path: .step, rows: n, start: 0, cache: kv.storage, batch: batch, blockSize: kv.blockSize)
+        let pass = makePass(path: .step, rows: n, start: 0, cache: kv.storage, localCache: localPool?.storage, batch: batch,
+                            blockSize: kv.blockSize)
         for l in 0..<plan.blockCount { family.block(pass, l) }
 
         // Final norm of the requested rows, gathered in order, then the fused LM head.

@@ -181,15 +181,15 @@ public final class Transformer {
     }
 
     /// A pass over this transformer's buffers.
-    func makePass(path: BlockPass.Path, rows n: Int, start: Int, cache: KVCache, batch: StepBatch?, blockSize: Int = 0)
-        -> BlockPass
+    func makePass(path: BlockPass.Path, rows n: Int, start: Int, cache: KVCache, localCache: KVCache? = nil,
+                  batch: StepBatch?, blockSize: Int = 0) -> BlockPass
     {
         let c = model.config
         var d = attention
         d.kv_type = Int32(cache.type == .f16 ? LOOM_TYPE_F16.rawValue : LOOM_TYPE_F32.rawValue)
         d.block_size = Int64(blockSize)
         return BlockPass(path: path, n: n, start: start, state: state, plan: plan, weights: model.weights, pool: pool,
-                         cache: cache, batch: batch, rope: UnsafePointer(rope), attention: d, maxPositions: contextLength,
+                         cache: cache, localCache: localCache, batch: batch, rope: UnsafePointer(rope), attention: d, maxPositions: contextLength,
                          dim: c.embeddingLength, qLen: c.queryLength, kvLen: c.kvLength, ff: c.feedForwardLength,
                          headDim: c.headDimension, heads: c.headCount, kvHeads: c.kvHeadCount, eps: Float(c.normEpsilon))
     }
