@@ -128,6 +128,6 @@ import Testing
         #expect(Mood.generationSchema.jsonString == #"{"title":"Mood","type":"string","enum":["calm","busy"]}"#)
         #expect(Either.generationSchema.jsonSchema["anyOf"]?.arrayValue?.count == 2)
         let card = Card.generationSchema
-        #expect(card.jsonString == #"{"title":"Card","type":"object","properties":{"kind":{"type":"string","const":"card"},"scores":{"type":"array","items":{"type":"integer","minimum":0,"maximum":10},"description":"Per round","minItems":3,"maxItems":3},"note":{"type":"string"},"mood":{"type":"string","enum":["calm","busy"]}},"required":["kind","scores","mood"],"additionalProperties":false}"#)
+        #expect(card.jsonString == #"{"title":"Card","type":"object","properties":{"kind":{"type":"string","const":"card"},"scores":{"type":"array","items":{"type":"integer","minimum":0,"maximum":10},"description":"Per round","minItems":3,"maxItems":3},"note":{"type":"string"},"mood":{"type":"string","enum":["calm","busy"]}},"required":["kind","scores","mood"],"additionalProperties":false,"x-order":["kind","scores","note","mood"]}"#)
     }
 }

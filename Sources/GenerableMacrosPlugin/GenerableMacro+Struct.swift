@@ -1,0 +1,94 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+extension GenerableMacro {
+    /// The struct's stored instance properties in declaration order; constants with an initial
+    /// value are left out (an initializer cannot set them). Nil after a diagnostic.
+    static func storedProperties(of decl: StructDeclSyntax, in context: some MacroExpansionContext) -> [GenerableProperty]? {
+        var properties: [GenerableProperty] = []
+        var failed = false
+        for member in decl.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            if variable.modifiers.contains(where: { [.keyword(.static), .keyword(.class)].contains($0.name.tokenKind) }) { continue }
+            let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+            let guide = GenerableProperty.guide(in: variable.attributes)
+            // In `var a, b: Int` only the last binding carries the type; it applies to those before it.
+            var pendingType: TypeSyntax?
+            var group: [GenerableProperty] = []
+            for binding in variable.bindings.reversed() {
+                if let annotation = binding.typeAnnotation { pendingType = annotation.type }
+                guard GenerableProperty.isStored(binding) else { continue }
+                if isLet, binding.initializer != nil { continue }
+                guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
+                    context.diagnose(Diagnostic(node: binding.pattern, message: GenerableDiagnostic.unsupportedPattern))
+                    failed = true
+                    continue
+                }
+                guard let type = pendingType else {
+                    context.diagnose(Diagnostic(node: binding.pattern, message: GenerableDiagnostic.missingType))
+                    failed = true
+                    continue
+                }
+                let unwrapped = GenerableProperty.unwrap(type)
+                group.insert(GenerableProperty(
+                    name: GenerableProperty.jsonName(pattern.identifier), identifier: pattern.identifier.text,
+                    type: unwrapped.type, isOptional: unwrapped.isOptional,
+                    description: guide.description, guides: guide.guides), at: 0)
+            }
+            properties += group
+        }
+        return failed ? nil : properties
+    }
+
+    /// The members of a struct's conformance.
+    static func structMembers(_ properties: [GenerableProperty], description: String?, access: String) -> String {
+        var lines: [String] = []
+        // The mirror: every property optional, each in its type's own partial form.
+        lines.append("\(access)struct PartiallyGenerated: ConvertibleFromGeneratedContent, Sendable {")
+        for property in properties {
+            lines.append("    \(access)var \(property.identifier): \(property.type).PartiallyGenerated?")
+        }
+        lines.append("    \(access)init(_ content: GeneratedContent) throws {")
+        lines.append("        _ = try content.properties()")
+        for property in properties {
+            lines.append("        self.\(property.identifier) = try? content.value(\(property.type).PartiallyGenerated.self, "
+                + "forProperty: \(literal(property.name)))")
+        }
+        lines.append("    }")
+        lines.append("}")
+
+        lines.append("\(access)static var generationSchema: GenerationSchema {")
+        lines.append("    GenerationSchema(type: Self.self, \(descriptionArgument(description))properties: [")
+        for property in properties { lines.append("        \(propertySchema(property)),") }
+        lines.append("    ])")
+        lines.append("}")
+
+        lines.append("\(access)init(_ content: GeneratedContent) throws {")
+        for property in properties {
+            let type = property.isOptional ? "\(property.type)?" : property.type
+            lines.append("    self.\(property.identifier) = try content.value(\(type).self, forProperty: \(literal(property.name)))")
+        }
+        lines.append("}")
+
+        lines.append("\(access)var generatedContent: GeneratedContent {")
+        lines.append(contentsOf: contentBuilder(properties.map { ($0, "self.\($0.identifier)") }, into: "properties", indent: "    "))
+        lines.append("    return GeneratedContent(properties: properties, uniquingKeysWith: { first, _ in first })")
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Statements collecting `(name, value)` pairs into `variable`, leaving out nil optionals
+    /// (the schema lets the model omit them; it does not allow `null`).
+    static func contentBuilder(_ values: [(GenerableProperty, String)], into variable: String, indent: String) -> [String] {
+        var lines = ["\(indent)var \(variable): [(String, any ConvertibleToGeneratedContent)] = []"]
+        for (property, expression) in values {
+            if property.isOptional {
+                lines.append("\(indent)if let value = \(expression) { \(variable).append((\(literal(property.name)), value)) }")
+            } else {
+                lines.append("\(indent)\(variable).append((\(literal(property.name)), \(expression)))")
+            }
+        }
+        return lines
+    }
+}
