@@ -20,8 +20,8 @@ extension GenerableMacro {
             guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in caseDecl.elements {
                 var name = GenerableProperty.jsonName(element.name)
-                if let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self),
-                   let text = raw.representedLiteralValue { name = text }
+                if let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self), raw.segments.count == 1,
+                   case .stringSegment(let segment)? = raw.segments.first { name = segment.content.text }
                 var values: [GenerableProperty] = []
                 var labels: [String?] = []
                 for (index, parameter) in (element.parameterClause?.parameters ?? []).enumerated() {

@@ -81,7 +81,8 @@ extension GenerableMacro {
     /// Statements collecting `(name, value)` pairs into `variable`, leaving out nil optionals
     /// (the schema lets the model omit them; it does not allow `null`).
     static func contentBuilder(_ values: [(GenerableProperty, String)], into variable: String, indent: String) -> [String] {
-        var lines = ["\(indent)var \(variable): [(String, any ConvertibleToGeneratedContent)] = []"]
+        let binding = values.isEmpty ? "let" : "var"
+        var lines = ["\(indent)\(binding) \(variable): [(String, any ConvertibleToGeneratedContent)] = []"]
         for (property, expression) in values {
             if property.isOptional {
                 lines.append("\(indent)if let value = \(expression) { \(variable).append((\(literal(property.name)), value)) }")

@@ -1,3 +1,4 @@
+import Foundation
 import LoomJSON
 import Provider
 import Testing
@@ -17,8 +18,7 @@ import Testing
                "nickname":{"type":"string"},
                "isMember":{"type":"boolean"}},
              "required":["name","age","isMember"],
-             "additionalProperties":false,
-             "x-order":["name","age","nickname","isMember"]}
+             "additionalProperties":false}
             """)
         let schema = Person.generationSchema
         #expect(schema.jsonSchema == expected)
@@ -26,7 +26,19 @@ import Testing
         let properties = try #require(schema.jsonSchema["properties"]?.objectValue)
         #expect(properties.keys == ["name", "age", "nickname", "isMember"])
         let keys = try #require(schema.jsonSchema.objectValue).keys
-        #expect(keys == ["title", "type", "description", "properties", "required", "additionalProperties", "x-order"])
+        #expect(keys == ["title", "type", "description", "properties", "required", "additionalProperties"])
+    }
+
+    @Test func theCodableFormStatesPropertyOrderAsXOrder() throws {
+        let text = String(decoding: try JSONEncoder().encode(Order.generationSchema), as: UTF8.self)
+        let encoded = try JSONValue(parsing: text)
+        #expect(encoded["x-order"] == ["item", "extras", "mood", "size", "next"])
+        #expect(encoded["properties"]?["item"]?["x-order"] == ["name", "quantity"])
+        #expect(encoded["properties"]?["extras"]?["items"]?["x-order"] == ["name", "quantity"])
+        #expect(encoded["properties"]?["next"]?["anyOf"]?.arrayValue?.first?["properties"]?["move"]?["x-order"] == ["x", "y"])
+        let decoded = try JSONDecoder().decode(GenerationSchema.self, from: Data(text.utf8))
+        #expect(decoded.jsonSchema == Order.generationSchema.jsonSchema)
+        #expect(decoded.jsonSchema["properties"]?.objectValue?.keys == ["item", "extras", "mood", "size", "next"])
     }
 
     @Test func eachGuideIsItsJSONSchemaKeyword() throws {
@@ -47,8 +59,7 @@ import Testing
                "dice":{"type":"array","items":{"type":"integer","minimum":1,"maximum":6}},
                "letters":{"type":"array","items":{"type":"string","enum":["a","b"]},"minItems":2,"maxItems":2}},
              "required":["rating","score","floor","ratio","three","some","bounded","word","zip","colour","version","dice","letters"],
-             "additionalProperties":false,
-             "x-order":["rating","score","floor","ratio","three","some","bounded","word","zip","colour","version","dice","letters"]}
+             "additionalProperties":false}
             """)
         #expect(GuideCatalogue.generationSchema.jsonSchema == expected)
     }
@@ -63,18 +74,18 @@ import Testing
     static let actionChoices = """
         [{"type":"object","properties":{"move":{"type":"object",
             "properties":{"x":{"type":"integer"},"y":{"type":"integer"}},
-            "required":["x","y"],"additionalProperties":false,"x-order":["x","y"]}},
+            "required":["x","y"],"additionalProperties":false}},
           "required":["move"],"additionalProperties":false},
          {"type":"object","properties":{"say":{"type":"object",
             "properties":{"_0":{"type":"string"}},
-            "required":["_0"],"additionalProperties":false,"x-order":["_0"]}},
+            "required":["_0"],"additionalProperties":false}},
           "required":["say"],"additionalProperties":false},
          {"type":"object","properties":{"wait":{"type":"object",
             "properties":{"seconds":{"type":"number"}},
-            "required":[],"additionalProperties":false,"x-order":["seconds"]}},
+            "required":[],"additionalProperties":false}},
           "required":["wait"],"additionalProperties":false},
          {"type":"object","properties":{"stop":{"type":"object",
-            "properties":{},"required":[],"additionalProperties":false,"x-order":[]}},
+            "properties":{},"required":[],"additionalProperties":false}},
           "required":["stop"],"additionalProperties":false}]
         """
 
@@ -84,8 +95,8 @@ import Testing
     }
 
     @Test func nestedTypesAreInlineWithoutTheirTitle() throws {
-        let item = #"{"type":"object","properties":{"name":{"type":"string","description":"What it is"},"quantity":{"type":"integer"}},"required":["name","quantity"],"additionalProperties":false,"x-order":["name","quantity"]}"#
-        let itemDescribed = #"{"type":"object","properties":{"name":{"type":"string","description":"What it is"},"quantity":{"type":"integer"}},"required":["name","quantity"],"additionalProperties":false,"x-order":["name","quantity"],"description":"The main item"}"#
+        let item = #"{"type":"object","properties":{"name":{"type":"string","description":"What it is"},"quantity":{"type":"integer"}},"required":["name","quantity"],"additionalProperties":false}"#
+        let itemDescribed = #"{"type":"object","properties":{"name":{"type":"string","description":"What it is"},"quantity":{"type":"integer"}},"required":["name","quantity"],"additionalProperties":false,"description":"The main item"}"#
         let expected = try Self.json("""
             {"title":"Order","type":"object",
              "properties":{
@@ -95,8 +106,7 @@ import Testing
                "size":{"type":"string","enum":["S","L"]},
                "next":{"anyOf":\(Self.actionChoices)}},
              "required":["item","extras","mood","size"],
-             "additionalProperties":false,
-             "x-order":["item","extras","mood","size","next"]}
+             "additionalProperties":false}
             """)
         let schema = Order.generationSchema.jsonSchema
         #expect(schema == expected)

@@ -68,13 +68,10 @@ extension GenerationSchema {
         }
     }
 
-    /// An object schema for `type` with the given properties, in order.
+    /// An object schema for `type` with the given properties, in order (the order the model
+    /// generates them in; the `Codable` form states it as `x-order`, see `encode(to:)`).
     ///
-    /// Besides `properties` (whose member order is the declaration order), the order is also
-    /// stated as an `x-order` array of names: JSON objects are unordered to most JSON tools
-    /// (Foundation's `JSONEncoder` on Linux reorders them), and the order properties are
-    /// generated in matters to a model. Duplicate property names are a programmer error; the
-    /// later one replaces the earlier.
+    /// Duplicate property names are a programmer error; the later one replaces the earlier.
     public init(type: any Generable.Type, description: String? = nil, properties: [Property]) {
         var object = JSONObject([("title", .string(String(describing: type)))])
         let body = Self.objectBody(description: description, properties: properties)
@@ -82,25 +79,22 @@ extension GenerationSchema {
         self.init(validated: .object(object), name: String(describing: type))
     }
 
-    /// `type`, `description`, `properties`, `required`, `additionalProperties`, `x-order` and
-    /// the hoisted `$defs` of an object with `properties`.
+    /// `type`, `description`, `properties`, `required`, `additionalProperties` and the hoisted
+    /// `$defs` of an object with `properties`.
     static func objectBody(description: String?, properties: [Property]) -> JSONObject {
         var object = JSONObject([("type", "object")])
         if let description { object["description"] = .string(description) }
         var propertySchemas = JSONObject()
         var required: [JSONValue] = []
-        var order: [JSONValue] = []
         var definitions = JSONObject()
         for property in properties {
             propertySchemas[property.name] = property.schema
             if !property.isOptional, !required.contains(.string(property.name)) { required.append(.string(property.name)) }
-            if !order.contains(.string(property.name)) { order.append(.string(property.name)) }
             SchemaComposition.merge(property.definitions, into: &definitions)
         }
         object["properties"] = .object(propertySchemas)
         object["required"] = .array(required)
         object["additionalProperties"] = false
-        object["x-order"] = .array(order)
         if !definitions.isEmpty { object["$defs"] = .object(definitions) }
         return object
     }
