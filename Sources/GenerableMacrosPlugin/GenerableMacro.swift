@@ -67,6 +67,11 @@ public struct GenerableMacro: ExtensionMacro {
 
     /// A Swift string literal for `text` (identifiers need no escaping beyond quotes).
     static func literal(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var escaped = "\""
+        for character in text {
+            if character == "\\" || character == "\"" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped + "\""
     }
 }

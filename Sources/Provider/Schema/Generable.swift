@@ -160,10 +160,16 @@ extension Float: Generable, ConvertibleToGeneratedContent {
 extension Array: Generable where Element: Generable {
     /// A partial array holds the elements generated so far, each in its partial form.
     public typealias PartiallyGenerated = [Element.PartiallyGenerated]
-    /// `{"type":"array","items":<Element schema>}`.
+    /// `{"type":"array","items":<Element schema>}`; the element schema is inline, without its
+    /// `title` (the type's name is no instruction to the model), as a property's is.
     public static var generationSchema: GenerationSchema {
         let items = SchemaComposition.embed(Element.generationSchema)
-        var object = JSONObject([("type", "array"), ("items", items.schema)])
+        var itemSchema = items.schema
+        if case .object(var object) = itemSchema, object["title"] != nil {
+            object["title"] = nil
+            itemSchema = .object(object)
+        }
+        var object = JSONObject([("type", "array"), ("items", itemSchema)])
         if !items.definitions.isEmpty { object["$defs"] = .object(items.definitions) }
         return GenerationSchema(validated: .object(object), name: "[\(Element.generationSchema.name)]")
     }
