@@ -10,9 +10,10 @@
 /// Structs contribute their stored properties in declaration order (`@Guide` adds a description
 /// and constraints); enums whose cases carry no values become string enums; enums with
 /// associated values become one object per case, as Swift's `Codable` shapes them.
+@attached(member, names: named(PartiallyGenerated), named(generationSchema))
 @attached(
     extension, conformances: Generable, ConvertibleToGeneratedContent,
-    names: named(init(_:)), named(generatedContent), named(generationSchema), named(PartiallyGenerated)
+    names: named(init(_:)), named(generatedContent)
 )
 public macro Generable(description: String? = nil) =
     #externalMacro(module: "GenerableMacrosPlugin", type: "GenerableMacro")

@@ -38,73 +38,76 @@ extension GenerableMacro {
         return cases
     }
 
-    /// The members of an enum's conformance: a string enum when no case carries values, else
-    /// one object per case.
-    static func enumMembers(_ cases: [GenerableEnumCase], typeName: String, description: String?, access: String) -> String {
-        var lines: [String] = []
-        lines.append("\(access)typealias PartiallyGenerated = \(typeName)")
+    /// An enum's expansion: a string enum when no case carries values, else one object per case.
+    /// The schema (which names the values' types) goes in the body; the initializer, whose
+    /// values take their types from the case's parameters, and the content go in the extension.
+    static func enumExpansion(_ cases: [GenerableEnumCase], typeName: String, description: String?,
+                              access: String) -> Expansion {
+        let partial = "\(access)typealias PartiallyGenerated = \(typeName)"
+        var schema: [String] = []
+        var initializer: [String] = []
+        var content: [String] = []
+        let mismatch = "        throw GeneratedContent.ParsingError(rawContent: content.jsonString, "
+            + "debugDescription: \"\\(content.jsonString) is not a case of \(typeName)\")"
         if cases.allSatisfy({ $0.values.isEmpty }) {
             let choices = cases.map { literal($0.name) }.joined(separator: ", ")
-            lines.append("\(access)static var generationSchema: GenerationSchema {")
-            lines.append("    GenerationSchema(type: Self.self, \(descriptionArgument(description))anyOf: [\(choices)])")
-            lines.append("}")
-            lines.append("\(access)init(_ content: GeneratedContent) throws {")
-            lines.append("    switch try String(content) {")
-            for c in cases { lines.append("    case \(literal(c.name)): self = .\(c.identifier)") }
-            lines.append("    default:")
-            lines.append("        throw GeneratedContent.ParsingError(rawContent: content.jsonString, "
-                + "debugDescription: \"\\(content.jsonString) is not a case of \(typeName)\")")
-            lines.append("    }")
-            lines.append("}")
-            lines.append("\(access)var generatedContent: GeneratedContent {")
-            lines.append("    switch self {")
-            for c in cases { lines.append("    case .\(c.identifier): return GeneratedContent(\(literal(c.name)))") }
-            lines.append("    }")
-            lines.append("}")
-            return lines.joined(separator: "\n")
-        }
-
-        lines.append("\(access)static var generationSchema: GenerationSchema {")
-        lines.append("    GenerationSchema(type: Self.self, \(descriptionArgument(description))cases: [")
-        for c in cases {
-            let properties = c.values.map(propertySchema).joined(separator: ", ")
-            lines.append("        GenerationSchema.EnumCase(name: \(literal(c.name)), properties: [\(properties)]),")
-        }
-        lines.append("    ])")
-        lines.append("}")
-
-        lines.append("\(access)init(_ content: GeneratedContent) throws {")
-        lines.append("    let cases = try content.properties()")
-        for c in cases {
-            if c.values.isEmpty {
-                lines.append("    if cases[\(literal(c.name))] != nil { self = .\(c.identifier); return }")
-                continue
+            schema.append("\(access)static var generationSchema: GenerationSchema {")
+            schema.append("    GenerationSchema(type: Self.self, \(descriptionArgument(description))anyOf: [\(choices)])")
+            schema.append("}")
+            initializer.append("\(access)init(_ content: GeneratedContent) throws {")
+            initializer.append("    switch try String(content) {")
+            for c in cases { initializer.append("    case \(literal(c.name)): self = .\(c.identifier)") }
+            initializer.append("    default:")
+            initializer.append(mismatch)
+            initializer.append("    }")
+            initializer.append("}")
+            content.append("\(access)var generatedContent: GeneratedContent {")
+            content.append("    switch self {")
+            for c in cases { content.append("    case .\(c.identifier): return GeneratedContent(\(literal(c.name)))") }
+            content.append("    }")
+            content.append("}")
+        } else {
+            schema.append("\(access)static var generationSchema: GenerationSchema {")
+            schema.append("    GenerationSchema(type: Self.self, \(descriptionArgument(description))cases: [")
+            for c in cases {
+                let properties = c.values.map(propertySchema).joined(separator: ", ")
+                schema.append("        GenerationSchema.EnumCase(name: \(literal(c.name)), properties: [\(properties)]),")
             }
-            let arguments = zip(c.values, c.labels).map { value, label -> String in
-                let type = value.isOptional ? "\(value.type)?" : value.type
-                let read = "try payload.value(\(type).self, forProperty: \(literal(value.name)))"
-                return label.map { "\($0): \(read)" } ?? read
-            }
-            lines.append("    if let payload = cases[\(literal(c.name))] {")
-            lines.append("        self = .\(c.identifier)(\(arguments.joined(separator: ", ")))")
-            lines.append("        return")
-            lines.append("    }")
-        }
-        lines.append("    throw GeneratedContent.ParsingError(rawContent: content.jsonString, "
-            + "debugDescription: \"\\(content.jsonString) is not a case of \(typeName)\")")
-        lines.append("}")
+            schema.append("    ])")
+            schema.append("}")
 
-        lines.append("\(access)var generatedContent: GeneratedContent {")
-        lines.append("    switch self {")
-        for c in cases {
-            let bindings = c.values.isEmpty ? "" : "(" + c.values.map { "let \($0.identifier)" }.joined(separator: ", ") + ")"
-            lines.append("    case .\(c.identifier)\(bindings):")
-            lines.append(contentsOf: contentBuilder(c.values.map { ($0, $0.identifier) }, into: "values", indent: "        "))
-            lines.append("        let payload = GeneratedContent(properties: values, uniquingKeysWith: { first, _ in first })")
-            lines.append("        return GeneratedContent(properties: [\(literal(c.name)): payload])")
+            initializer.append("\(access)init(_ content: GeneratedContent) throws {")
+            initializer.append("    let cases = try content.properties()")
+            for c in cases {
+                if c.values.isEmpty {
+                    initializer.append("    if cases[\(literal(c.name))] != nil { self = .\(c.identifier); return }")
+                    continue
+                }
+                let arguments = zip(c.values, c.labels).map { value, label -> String in
+                    let read = "try payload.value(forProperty: \(literal(value.name)))"
+                    return label.map { "\($0): \(read)" } ?? read
+                }
+                initializer.append("    if let payload = cases[\(literal(c.name))] {")
+                initializer.append("        self = .\(c.identifier)(\(arguments.joined(separator: ", ")))")
+                initializer.append("        return")
+                initializer.append("    }")
+            }
+            initializer.append(String(mismatch.dropFirst(4)))
+            initializer.append("}")
+
+            content.append("\(access)var generatedContent: GeneratedContent {")
+            content.append("    switch self {")
+            for c in cases {
+                let bindings = c.values.isEmpty ? "" : "(" + c.values.map { "let \($0.identifier)" }.joined(separator: ", ") + ")"
+                content.append("    case .\(c.identifier)\(bindings):")
+                content.append(contentsOf: contentBuilder(c.values.map { ($0, $0.identifier) }, into: "values", indent: "        "))
+                content.append("        let payload = GeneratedContent(properties: values, uniquingKeysWith: { first, _ in first })")
+                content.append("        return GeneratedContent(properties: [\(literal(c.name)): payload])")
+            }
+            content.append("    }")
+            content.append("}")
         }
-        lines.append("    }")
-        lines.append("}")
-        return lines.joined(separator: "\n")
+        return Expansion(members: [partial, schema.joined(separator: "\n")],
+                         extensionMembers: [initializer.joined(separator: "\n"), content.joined(separator: "\n")])
     }
 }

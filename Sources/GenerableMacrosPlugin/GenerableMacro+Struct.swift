@@ -5,7 +5,9 @@ import SwiftSyntaxMacros
 extension GenerableMacro {
     /// The struct's stored instance properties in declaration order; constants with an initial
     /// value are left out (an initializer cannot set them). Nil after a diagnostic.
-    static func storedProperties(of decl: StructDeclSyntax, in context: some MacroExpansionContext) -> [GenerableProperty]? {
+    static func storedProperties(
+        of decl: StructDeclSyntax, in context: some MacroExpansionContext, diagnose: Bool
+    ) -> [GenerableProperty]? {
         var properties: [GenerableProperty] = []
         var failed = false
         for member in decl.memberBlock.members {
@@ -21,12 +23,12 @@ extension GenerableMacro {
                 guard GenerableProperty.isStored(binding) else { continue }
                 if isLet, binding.initializer != nil { continue }
                 guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
-                    context.diagnose(Diagnostic(node: binding.pattern, message: GenerableDiagnostic.unsupportedPattern))
+                    if diagnose { context.diagnose(Diagnostic(node: binding.pattern, message: GenerableDiagnostic.unsupportedPattern)) }
                     failed = true
                     continue
                 }
                 guard let type = pendingType else {
-                    context.diagnose(Diagnostic(node: binding.pattern, message: GenerableDiagnostic.missingType))
+                    if diagnose { context.diagnose(Diagnostic(node: binding.pattern, message: GenerableDiagnostic.missingType)) }
                     failed = true
                     continue
                 }
@@ -41,41 +43,47 @@ extension GenerableMacro {
         return failed ? nil : properties
     }
 
-    /// The members of a struct's conformance.
-    static func structMembers(_ properties: [GenerableProperty], description: String?, access: String) -> String {
-        var lines: [String] = []
+    /// A struct's expansion: the mirror and the schema in its body; the initializer and the
+    /// content in the extension.
+    static func structExpansion(_ properties: [GenerableProperty], description: String?, access: String) -> Expansion {
         // The mirror: every property optional, each in its type's own partial form.
-        lines.append("\(access)struct PartiallyGenerated: ConvertibleFromGeneratedContent, Sendable {")
+        var mirror: [String] = []
+        mirror.append("\(access)struct PartiallyGenerated: ConvertibleFromGeneratedContent, Sendable {")
         for property in properties {
-            lines.append("    \(access)var \(property.identifier): \(property.type).PartiallyGenerated?")
+            mirror.append("    \(access)var \(property.identifier): \(property.type).PartiallyGenerated?")
         }
-        lines.append("    \(access)init(_ content: GeneratedContent) throws {")
-        lines.append("        _ = try content.properties()")
+        mirror.append("    \(access)init(_ content: GeneratedContent) throws {")
+        mirror.append("        _ = try content.properties()")
         for property in properties {
-            lines.append("        self.\(property.identifier) = try? content.value(\(property.type).PartiallyGenerated.self, "
+            mirror.append("        self.\(property.identifier) = try? content.value(\(property.type).PartiallyGenerated.self, "
                 + "forProperty: \(literal(property.name)))")
         }
-        lines.append("    }")
-        lines.append("}")
+        mirror.append("    }")
+        mirror.append("}")
 
-        lines.append("\(access)static var generationSchema: GenerationSchema {")
-        lines.append("    GenerationSchema(type: Self.self, \(descriptionArgument(description))properties: [")
-        for property in properties { lines.append("        \(propertySchema(property)),") }
-        lines.append("    ])")
-        lines.append("}")
+        var schema: [String] = []
+        schema.append("\(access)static var generationSchema: GenerationSchema {")
+        schema.append("    GenerationSchema(type: Self.self, \(descriptionArgument(description))properties: [")
+        for property in properties { schema.append("        \(propertySchema(property)),") }
+        schema.append("    ])")
+        schema.append("}")
 
-        lines.append("\(access)init(_ content: GeneratedContent) throws {")
+        // Each value's type comes from the property it initializes (`value(forProperty:)` is generic
+        // over its result, with an overload for optionals), so no type is named here.
+        var initializer: [String] = []
+        initializer.append("\(access)init(_ content: GeneratedContent) throws {")
         for property in properties {
-            let type = property.isOptional ? "\(property.type)?" : property.type
-            lines.append("    self.\(property.identifier) = try content.value(\(type).self, forProperty: \(literal(property.name)))")
+            initializer.append("    self.\(property.identifier) = try content.value(forProperty: \(literal(property.name)))")
         }
-        lines.append("}")
+        initializer.append("}")
 
-        lines.append("\(access)var generatedContent: GeneratedContent {")
-        lines.append(contentsOf: contentBuilder(properties.map { ($0, "self.\($0.identifier)") }, into: "properties", indent: "    "))
-        lines.append("    return GeneratedContent(properties: properties, uniquingKeysWith: { first, _ in first })")
-        lines.append("}")
-        return lines.joined(separator: "\n")
+        var content: [String] = []
+        content.append("\(access)var generatedContent: GeneratedContent {")
+        content.append(contentsOf: contentBuilder(properties.map { ($0, "self.\($0.identifier)") }, into: "properties", indent: "    "))
+        content.append("    return GeneratedContent(properties: properties, uniquingKeysWith: { first, _ in first })")
+        content.append("}")
+        return Expansion(members: [mirror.joined(separator: "\n"), schema.joined(separator: "\n")],
+                         extensionMembers: [initializer.joined(separator: "\n"), content.joined(separator: "\n")])
     }
 
     /// Statements collecting `(name, value)` pairs into `variable`, leaving out nil optionals

@@ -2,35 +2,63 @@ import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
 
-/// `@Generable`: an extension conforming the type to `Generable` and
-/// `ConvertibleToGeneratedContent`, with the members docs/generable-macros.md lists.
+/// `@Generable`: members in the type's body (`PartiallyGenerated`, `generationSchema`) and an
+/// extension conforming it to `Generable` and `ConvertibleToGeneratedContent` (`init(_:)`,
+/// `generatedContent`), as docs/generable-macros.md lists.
 ///
-/// The members go in an extension, not the type's body, so a struct keeps its memberwise
-/// initializer.
-public struct GenerableMacro: ExtensionMacro {
+/// The members that name the properties' types go in the body, where those names resolve as
+/// they do for the properties themselves (a sibling nested type, a generic parameter); the
+/// initializer goes in the extension, so a struct keeps its memberwise initializer, and names
+/// no type: each value's type is inferred from the property it initializes.
+public struct GenerableMacro: MemberMacro, ExtensionMacro {
+    /// The two halves of an expansion.
+    struct Expansion {
+        var members: [String]
+        var extensionMembers: [String]
+    }
+
+    /// The expansion for `declaration`, or nil after a diagnostic (reported by the member role only,
+    /// so each problem is said once).
+    static func expansion(
+        of node: AttributeSyntax, for declaration: some DeclGroupSyntax, typeName: String?,
+        in context: some MacroExpansionContext, diagnose: Bool
+    ) -> Expansion? {
+        let description = typeDescription(node)
+        let access = accessModifier(declaration.modifiers)
+        if let structDecl = declaration.as(StructDeclSyntax.self) {
+            guard let properties = storedProperties(of: structDecl, in: context, diagnose: diagnose) else { return nil }
+            return structExpansion(properties, description: description, access: access)
+        }
+        if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+            return enumExpansion(enumCases(of: enumDecl), typeName: typeName ?? enumDecl.name.text,
+                                 description: description, access: access)
+        }
+        if diagnose { context.diagnose(Diagnostic(node: node, message: GenerableDiagnostic.notStructOrEnum)) }
+        return nil
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let expansion = expansion(of: node, for: declaration, typeName: nil, in: context, diagnose: true) else {
+            return []
+        }
+        return expansion.members.map { DeclSyntax(stringLiteral: $0) }
+    }
+
     public static func expansion(
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
         providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        let description = typeDescription(node)
-        let access = accessModifier(declaration.modifiers)
-        let members: String
-        if let structDecl = declaration.as(StructDeclSyntax.self) {
-            guard let properties = storedProperties(of: structDecl, in: context) else { return [] }
-            members = structMembers(properties, description: description, access: access)
-        } else if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-            members = enumMembers(enumCases(of: enumDecl), typeName: type.trimmedDescription, description: description,
-                                  access: access)
-        } else {
-            context.diagnose(Diagnostic(node: node, message: GenerableDiagnostic.notStructOrEnum))
-            return []
-        }
+        guard let expansion = expansion(of: node, for: declaration, typeName: type.trimmedDescription, in: context,
+                                        diagnose: false) else { return [] }
         let conformances = protocols.map(\.trimmedDescription)
         let header = conformances.isEmpty
             ? "extension \(type.trimmedDescription)"
             : "extension \(type.trimmedDescription): \(conformances.joined(separator: ", "))"
-        let decl: DeclSyntax = "\(raw: header) {\n\(raw: members)\n}"
+        let decl: DeclSyntax = "\(raw: header) {\n\(raw: expansion.extensionMembers.joined(separator: "\n"))\n}"
         guard let ext = decl.as(ExtensionDeclSyntax.self) else { return [] }
         return [ext]
     }
