@@ -3,9 +3,12 @@
 //
 // Data flows one way: CTensor ← Engine ← LocalBackend → Grammar, and LocalBackend → Provider (the
 // session framework, which knows no engine). ChatTemplate ← Engine reads a template out of a GGUF
-// file; the interpreter knows nothing of models. `Loom` re-exports Provider and LocalBackend for apps.
+// file; the interpreter knows nothing of models. `Loom` re-exports Provider and LocalBackend for apps,
+// with the `@Generable`/`@Guide` macros (a compiler plugin built on SwiftSyntax); `LoomCore` is the
+// same umbrella without them.
 // No target passes unsafe compiler flags: SIMD is chosen at run time (CPUID + OS state checks) through
 // per-function `__attribute__((target(...)))`, so the package stays consumable by version.
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -19,12 +22,18 @@ let package = Package(
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Grammar", targets: ["Grammar"]),
         .library(name: "Loom", targets: ["Loom"]),
+        // Loom without `@Generable`/`@Guide`: the same API for code that does not build SwiftSyntax.
+        .library(name: "LoomCore", targets: ["LoomCore"]),
+        .library(name: "GenerableMacros", targets: ["GenerableMacros"]),
         .library(name: "Provider", targets: ["Provider"]),
         .library(name: "LocalBackend", targets: ["LocalBackend"]),
         .library(name: "ChatCompletions", targets: ["ChatCompletions"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "ChatCompletionsServer", targets: ["ChatCompletionsServer"]),
         .executable(name: "loom", targets: ["LoomCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.0"),
     ],
     targets: [
         // C kernels: block formats, quantized products, norms, RoPE, softmax, sampling, thread pool.
@@ -51,8 +60,19 @@ let package = Package(
         .target(name: "Provider", dependencies: ["LoomJSON", "LoomSupport"]),
         // LocalLanguageModel: GGUF files run by Engine, guided by Grammar, behind Provider's API.
         .target(name: "LocalBackend", dependencies: ["Provider", "Engine", "ChatTemplate", "Grammar", "LoomJSON", "LoomMetrics", "LoomSupport"]),
-        // The umbrella an app imports: Provider, LocalBackend and LoomMetrics, re-exported.
-        .target(name: "Loom", dependencies: ["Provider", "LocalBackend", "LoomMetrics"]),
+        // The compiler plugin behind `@Generable` and `@Guide` (runs inside the compiler; needs SwiftSyntax).
+        .macro(name: "GenerableMacrosPlugin", dependencies: [
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        ]),
+        // The macro declarations `@Generable` and `@Guide`; their expansions use Provider's API.
+        .target(name: "GenerableMacros", dependencies: ["Provider", "GenerableMacrosPlugin"]),
+        // Provider, LocalBackend and LoomMetrics, re-exported: the umbrella without macros.
+        .target(name: "LoomCore", dependencies: ["Provider", "LocalBackend", "LoomMetrics"]),
+        // The umbrella an app imports: LoomCore and the macros, as `import FoundationModels` brings both.
+        .target(name: "Loom", dependencies: ["LoomCore", "GenerableMacros"]),
         // HTTP lives in its own targets so apps that do not need it never link FoundationNetworking.
         // ChatCompletions: any OpenAI-compatible server behind LanguageModelSession (client side).
         .target(name: "ChatCompletions", dependencies: ["Provider", "LoomJSON", "LoomSupport"]),
@@ -88,13 +108,18 @@ let package = Package(
         .testTarget(name: "ChatCompletionsServerTests", dependencies: [
             "LoomTestSupport", "ChatCompletionsServer", "Provider", "HTTPServer", "LoomJSON", "LoomMetrics", "LoomSupport",
         ]),
+        // The macros' expansions checked against schemas written by hand from docs/generable-macros.md,
+        // round trips and partial mirrors; framework only (no engine).
+        .testTarget(name: "GenerableMacrosTests", dependencies: ["GenerableMacros", "Provider", "LoomJSON"]),
+        // The seeds' `@Generable` samples, compiled unchanged against `import Loom`.
+        .testTarget(name: "GenerableSeedTests", dependencies: ["Loom", "ChatCompletions"]),
         // The `loom` executable's own parts (signal handling), through @testable import.
         .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI"]),
         // Every suite that loads GGUF weights and runs a forward pass (the default model, ../shared
         // models, the synthetic fixtures), so the unit test targets above never do.
         .testTarget(name: "EndToEndTests", dependencies: [
             "LoomTestSupport", "CTensor", "Engine", "Grammar", "Provider", "LocalBackend", "ChatCompletions", "HTTPServer",
-            "ChatCompletionsServer", "LoomJSON", "LoomMetrics", "LoomSupport", "AllocationCounter",
+            "ChatCompletionsServer", "LoomJSON", "LoomMetrics", "LoomSupport", "AllocationCounter", "GenerableMacros",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,6 +21,10 @@ let package = Package(
         .executableTarget(name: "StructuredExtraction", dependencies: [
             "ExampleSupport", .product(name: "Loom", package: "Loom"),
         ]),
+        // A trip planner written as Apple's Foundation Models documentation writes apps: `@Generable`
+        // types with `@Guide`s, a DynamicProfile switching models, tokenCount(for:) budgets, and
+        // streamed partial structured output. Imports only `Loom` (scripts/test runs it).
+        .executableTarget(name: "TripPlanner", dependencies: [.product(name: "Loom", package: "Loom")]),
         // A custom LanguageModel + LanguageModelExecutor built from Loom's Engine and Grammar
         // (the code docs/custom-models.md walks through).
         .executableTarget(name: "CustomModel", dependencies: [

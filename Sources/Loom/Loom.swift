@@ -1,13 +1,15 @@
-// Loom: the one import an app needs. The session framework (`Provider`: LanguageModelSession,
-// Transcript, GenerationSchema, Tool, …) and the local backend (`LocalBackend`:
-// LocalLanguageModel and its executor), re-exported together, with `LoomMetrics` (the registry a
-// LocalLanguageModel records into):
+// Loom: the one import an app needs, as `import FoundationModels` is on Apple's platforms. The
+// session framework (`Provider`: LanguageModelSession, Transcript, GenerationSchema, Tool, …), the
+// local backend (`LocalBackend`: LocalLanguageModel and its executor) and `LoomMetrics`, through
+// `LoomCore`, with the `@Generable` and `@Guide` macros (`GenerableMacros`):
 //
 //   import Loom
-//   let session = LanguageModelSession(model: LocalLanguageModel(path: "models/default.gguf"))
 //
-// Apps that talk to a server instead add `ChatCompletions`; the engine, grammar and JSON
-// modules stay available as their own products for code built from Loom's parts.
-@_exported import LocalBackend
-@_exported import LoomMetrics
-@_exported import Provider
+//   @Generable struct Forecast { @Guide(description: "In °C", .range(-50...50)) var celsius: Int }
+//   let session = LanguageModelSession(model: LocalLanguageModel(path: "models/default.gguf"))
+//   let forecast = try await session.respond(to: "Tomorrow in Oslo?", generating: Forecast.self)
+//
+// The macros run inside the compiler and build SwiftSyntax with the package; code that does not
+// want that depends on the `LoomCore` product instead (the same API without the macros).
+@_exported import GenerableMacros
+@_exported import LoomCore

@@ -34,12 +34,16 @@ import Testing
         let schema = try GenerationSchema(jsonSchema: #"{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"integer"}},"required":["b"]}"#)
         let encoder = JSONEncoder()
         let text = String(decoding: try encoder.encode(schema), as: UTF8.self)
-        let value = try JSONValue(parsing: text)
-        #expect(value == schema.jsonSchema)
-        // Member order is JSONEncoder's choice; `jsonString` is the order-preserving form.
+        var value = try #require(try JSONValue(parsing: text).objectValue)
+        // Member order is JSONEncoder's choice, so the order is stated beside `properties`.
+        #expect(value["x-order"] == ["b", "a"])
+        value["x-order"] = nil
+        #expect(JSONValue.object(value) == schema.jsonSchema)
         #expect(schema.jsonString.contains(#""b":{"type":"string"},"a""#))
         let decoded = try JSONDecoder().decode(GenerationSchema.self, from: Data(text.utf8))
         #expect(decoded.jsonSchema == schema.jsonSchema)
+        #expect(decoded.jsonSchema["properties"]?.objectValue?.keys == ["b", "a"])
+        #expect(decoded.jsonSchema["x-order"] == nil)
     }
 
     @Test func `schema names come from title, root ref or the Swift type`() throws {

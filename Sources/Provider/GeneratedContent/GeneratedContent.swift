@@ -64,6 +64,24 @@ public struct GeneratedContent: Sendable, Equatable, CustomStringConvertible {
         self.init(jsonValue: .object(object), id: id)
     }
 
+    /// An object with the given members, in order; `combine` decides the value of a name given twice
+    /// (it receives the earlier and the later value).
+    public init<S: Sequence, Combined: ConvertibleToGeneratedContent>(
+        properties: S, id: GenerationID? = nil,
+        uniquingKeysWith combine: (GeneratedContent, GeneratedContent) throws -> Combined
+    ) rethrows where S.Element == (String, any ConvertibleToGeneratedContent) {
+        var object = JSONObject()
+        for (key, value) in properties {
+            let content = value.generatedContent
+            if let earlier = object[key] {
+                object[key] = try combine(GeneratedContent(jsonValue: earlier), content).generatedContent.jsonValue
+            } else {
+                object[key] = content.jsonValue
+            }
+        }
+        self.init(jsonValue: .object(object), id: id)
+    }
+
     /// An array of the given elements.
     public init<S: Sequence>(elements: S, id: GenerationID? = nil) where S.Element == any ConvertibleToGeneratedContent {
         self.init(jsonValue: .array(elements.map { $0.generatedContent.jsonValue }), id: id)

@@ -23,8 +23,10 @@ extension ConvertibleToGeneratedContent {
 
 /// A type a model can generate: it states its JSON Schema and builds itself from content.
 ///
-/// Loom has no `@Generable` macro (macros need swift-syntax), so a type conforms by writing
-/// the two requirements — `generationSchema` (built with `GenerationSchema(type:properties:)`,
+/// `@Generable` (from the `Loom` product) writes the conformance for a struct or enum, with a
+/// typed `PartiallyGenerated` mirror for streaming (see docs/generable-macros.md). Code that
+/// does without the macros (the `LoomCore` product) conforms by writing the two requirements —
+/// `generationSchema` (built with `GenerationSchema(type:properties:)`,
 /// `DynamicGenerationSchema`, raw JSON via `GenerationSchema(jsonSchema:)`, or derived with
 /// `GenerationSchema(deriving:)` for `Decodable` types) and `init(_ content:)`, which a
 /// `Decodable` type gets for free. Plain `Decodable` types also work with the session's
@@ -86,6 +88,8 @@ extension String: Generable, ConvertibleToGeneratedContent {
 }
 
 extension Bool: Generable, ConvertibleToGeneratedContent {
+    /// A partial boolean is the value as generated so far (snapshots that are not one yet are skipped).
+    public typealias PartiallyGenerated = Bool
     /// `{"type":"boolean"}`.
     public static var generationSchema: GenerationSchema {
         GenerationSchema(validated: ["type": "boolean"], name: "Bool")
@@ -103,6 +107,8 @@ extension Bool: Generable, ConvertibleToGeneratedContent {
 }
 
 extension Int: Generable, ConvertibleToGeneratedContent {
+    /// A partial int is the value as generated so far (snapshots that are not one yet are skipped).
+    public typealias PartiallyGenerated = Int
     /// `{"type":"integer"}`.
     public static var generationSchema: GenerationSchema {
         GenerationSchema(validated: ["type": "integer"], name: "Int")
@@ -120,6 +126,8 @@ extension Int: Generable, ConvertibleToGeneratedContent {
 }
 
 extension Double: Generable, ConvertibleToGeneratedContent {
+    /// A partial double is the value as generated so far (snapshots that are not one yet are skipped).
+    public typealias PartiallyGenerated = Double
     /// `{"type":"number"}`.
     public static var generationSchema: GenerationSchema {
         GenerationSchema(validated: ["type": "number"], name: "Double")
@@ -137,6 +145,8 @@ extension Double: Generable, ConvertibleToGeneratedContent {
 }
 
 extension Float: Generable, ConvertibleToGeneratedContent {
+    /// A partial float is the value as generated so far (snapshots that are not one yet are skipped).
+    public typealias PartiallyGenerated = Float
     /// `{"type":"number"}`.
     public static var generationSchema: GenerationSchema {
         GenerationSchema(validated: ["type": "number"], name: "Float")
@@ -148,12 +158,18 @@ extension Float: Generable, ConvertibleToGeneratedContent {
 }
 
 extension Array: Generable where Element: Generable {
-    /// Partial arrays are the partial JSON value.
-    public typealias PartiallyGenerated = GeneratedContent
-    /// `{"type":"array","items":<Element schema>}`.
+    /// A partial array holds the elements generated so far, each in its partial form.
+    public typealias PartiallyGenerated = [Element.PartiallyGenerated]
+    /// `{"type":"array","items":<Element schema>}`; the element schema is inline, without its
+    /// `title` (the type's name is no instruction to the model), as a property's is.
     public static var generationSchema: GenerationSchema {
         let items = SchemaComposition.embed(Element.generationSchema)
-        var object = JSONObject([("type", "array"), ("items", items.schema)])
+        var itemSchema = items.schema
+        if case .object(var object) = itemSchema, object["title"] != nil {
+            object["title"] = nil
+            itemSchema = .object(object)
+        }
+        var object = JSONObject([("type", "array"), ("items", itemSchema)])
         if !items.definitions.isEmpty { object["$defs"] = .object(items.definitions) }
         return GenerationSchema(validated: .object(object), name: "[\(Element.generationSchema.name)]")
     }

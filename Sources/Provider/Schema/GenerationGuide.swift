@@ -52,6 +52,18 @@ extension GenerationGuide where Value == Double {
     }
 }
 
+extension GenerationGuide where Value == Float {
+    /// At least `value`.
+    public static func minimum(_ value: Float) -> GenerationGuide<Float> { .init([("minimum", .number(JSONNumber(Double(value))))]) }
+    /// At most `value`.
+    public static func maximum(_ value: Float) -> GenerationGuide<Float> { .init([("maximum", .number(JSONNumber(Double(value))))]) }
+    /// Within `range`.
+    public static func range(_ range: ClosedRange<Float>) -> GenerationGuide<Float> {
+        .init([("minimum", .number(JSONNumber(Double(range.lowerBound)))),
+               ("maximum", .number(JSONNumber(Double(range.upperBound))))])
+    }
+}
+
 extension GenerationGuide {
     /// Exactly `count` elements.
     public static func count<Element>(_ count: Int) -> GenerationGuide<[Element]> where Value == [Element] {
@@ -72,5 +84,28 @@ extension GenerationGuide {
     /// Applies `guide` to every element.
     public static func element<Element>(_ guide: GenerationGuide<Element>) -> GenerationGuide<[Element]> where Value == [Element] {
         .init([("items", .object(JSONObject(guide.keywords)))])
+    }
+}
+
+// An `@Guide(…)` attribute is type-checked on its own, before the macro sees which property it
+// annotates, so `.count(3)` there has no element type to infer. These overloads give the
+// attribute one answer; `@Generable`'s expansion re-checks the same expression against the
+// property's real type, where the generic overloads above apply.
+extension GenerationGuide where Value == [Never] {
+    /// Exactly `count` elements (the overload an `@Guide` attribute resolves to).
+    public static func count(_ count: Int) -> GenerationGuide<[Never]> {
+        .init([("minItems", .number(JSONNumber(count))), ("maxItems", .number(JSONNumber(count)))])
+    }
+    /// Between `range.lowerBound` and `range.upperBound` elements (the overload an `@Guide` attribute resolves to).
+    public static func count(_ range: ClosedRange<Int>) -> GenerationGuide<[Never]> {
+        .init([("minItems", .number(JSONNumber(range.lowerBound))), ("maxItems", .number(JSONNumber(range.upperBound)))])
+    }
+    /// At least `count` elements (the overload an `@Guide` attribute resolves to).
+    public static func minimumCount(_ count: Int) -> GenerationGuide<[Never]> {
+        .init([("minItems", .number(JSONNumber(count)))])
+    }
+    /// At most `count` elements (the overload an `@Guide` attribute resolves to).
+    public static func maximumCount(_ count: Int) -> GenerationGuide<[Never]> {
+        .init([("maxItems", .number(JSONNumber(count)))])
     }
 }

@@ -68,11 +68,21 @@ extension GenerationSchema {
         }
     }
 
-    /// An object schema for `type` with the given properties, in order.
+    /// An object schema for `type` with the given properties, in order (the order the model
+    /// generates them in; the `Codable` form states it as `x-order`, see `encode(to:)`).
     ///
     /// Duplicate property names are a programmer error; the later one replaces the earlier.
     public init(type: any Generable.Type, description: String? = nil, properties: [Property]) {
-        var object = JSONObject([("title", .string(String(describing: type))), ("type", "object")])
+        var object = JSONObject([("title", .string(String(describing: type)))])
+        let body = Self.objectBody(description: description, properties: properties)
+        for (key, value) in body { object[key] = value }
+        self.init(validated: .object(object), name: String(describing: type))
+    }
+
+    /// `type`, `description`, `properties`, `required`, `additionalProperties` and the hoisted
+    /// `$defs` of an object with `properties`.
+    static func objectBody(description: String?, properties: [Property]) -> JSONObject {
+        var object = JSONObject([("type", "object")])
         if let description { object["description"] = .string(description) }
         var propertySchemas = JSONObject()
         var required: [JSONValue] = []
@@ -85,6 +95,48 @@ extension GenerationSchema {
         object["properties"] = .object(propertySchemas)
         object["required"] = .array(required)
         object["additionalProperties"] = false
+        if !definitions.isEmpty { object["$defs"] = .object(definitions) }
+        return object
+    }
+
+    /// One case of an enum whose cases carry values: the case's name and its values as properties
+    /// (labels as names, unlabelled values as `_0`, `_1`, …, as Swift's `Codable` names them).
+    public struct EnumCase: Sendable {
+        /// The case's name, the single key of the object that stands for it.
+        public var name: String
+        /// What the case means, shown to the model.
+        public var description: String?
+        /// The case's associated values, in order.
+        public var properties: [Property]
+
+        /// Builds a case.
+        public init(name: String, description: String? = nil, properties: [Property] = []) {
+            self.name = name
+            self.description = description
+            self.properties = properties
+        }
+    }
+
+    /// A schema for an enum whose cases carry values: `anyOf` one object per case, each with the
+    /// case's name as its only key and an object of its values under it — `{"move":{"x":1}}`,
+    /// `{"stop":{}}` — the shape Swift's synthesized `Codable` gives such an enum.
+    public init(type: any Generable.Type, description: String? = nil, cases: [EnumCase]) {
+        var object = JSONObject([("title", .string(String(describing: type)))])
+        if let description { object["description"] = .string(description) }
+        var definitions = JSONObject()
+        var choices: [JSONValue] = []
+        for enumCase in cases {
+            var payload = Self.objectBody(description: enumCase.description, properties: enumCase.properties)
+            if case .object(let defs)? = payload["$defs"] { SchemaComposition.merge(defs, into: &definitions) }
+            payload["$defs"] = nil
+            choices.append(.object(JSONObject([
+                ("type", "object"),
+                ("properties", .object(JSONObject([(enumCase.name, .object(payload))]))),
+                ("required", .array([.string(enumCase.name)])),
+                ("additionalProperties", false),
+            ])))
+        }
+        object["anyOf"] = .array(choices)
         if !definitions.isEmpty { object["$defs"] = .object(definitions) }
         self.init(validated: .object(object), name: String(describing: type))
     }

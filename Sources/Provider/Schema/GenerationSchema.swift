@@ -63,18 +63,21 @@ public struct GenerationSchema: Sendable, Equatable, Codable, CustomDebugStringC
     /// The schema as pretty-printed JSON.
     public var debugDescription: String { jsonSchema.serialized(.pretty) }
 
-    /// Decodes a JSON Schema document (or JSON Schema text in a string).
+    /// Decodes a JSON Schema document (or JSON Schema text in a string); `properties` take the
+    /// order of the `x-order` array beside them, which `encode(to:)` writes.
     public init(from decoder: any Decoder) throws {
         if let container = try? decoder.singleValueContainer(), let text = try? container.decode(String.self) {
             try self.init(jsonSchema: text)
             return
         }
-        try self.init(jsonSchema: JSONValueCoding(from: decoder).value)
+        try self.init(jsonSchema: Self.applyingPropertyOrder(JSONValueCoding(from: decoder).value))
     }
 
-    /// Encodes the JSON Schema document.
+    /// Encodes the JSON Schema document, with an `x-order` array of property names beside every
+    /// `properties`: an encoder may reorder object members (Foundation's `JSONEncoder` on Linux
+    /// does), and the order is the one properties are generated in.
     public func encode(to encoder: any Encoder) throws {
-        try JSONValueCoding(jsonSchema).encode(to: encoder)
+        try JSONValueCoding(Self.statingPropertyOrder(jsonSchema)).encode(to: encoder)
     }
 
     /// Equal when the documents are equal as JSON (member order ignored).
