@@ -2,6 +2,7 @@
 // defects (seed-003 §2): tool-call fragments are routed by `index` and `id`/`name` are set
 // once (never `id + id`), and a chunk carrying both content and tool calls keeps both.
 import LoomJSON
+import Provider
 
 /// Why a streamed chunk could not be applied.
 public enum ChatCompletionStreamError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -74,6 +75,11 @@ public struct ChatCompletionDeltaAccumulator: Sendable {
     public private(set) var responseID: String?
     /// The model the server reports.
     public private(set) var model: String?
+    /// Every `choices[].logprobs.content[]` element received, in order (requests that asked
+    /// for log-probabilities).
+    public private(set) var logProbabilities: [TokenLogProbability] = []
+    /// The elements of the last applied chunk.
+    public private(set) var chunkLogProbabilities: [TokenLogProbability] = []
 
     private var calls: [ToolCall] = []
     /// Server index → position in `calls`; rebuilt when a server reuses an index for a new call.
@@ -106,10 +112,20 @@ public struct ChatCompletionDeltaAccumulator: Sendable {
         if let u = object["usage"]?.objectValue { usage = u }
         guard let choices = object["choices"]?.arrayValue else { return [] }
         var out: [Delta] = []
+        chunkLogProbabilities = []
         for (position, choice) in choices.enumerated() {
             guard let c = choice.objectValue else { throw .malformedChunk("choice is not an object") }
             guard (c["index"]?.intValue ?? position) == choiceIndex else { continue }
             if let reason = c["finish_reason"]?.stringValue { finishReason = reason }
+            if let items = c["logprobs"]?["content"]?.arrayValue {
+                for item in items {
+                    guard let entry = TokenLogProbability(jsonValue: item) else {
+                        throw .malformedChunk("a logprobs.content element is not a token log-probability")
+                    }
+                    chunkLogProbabilities.append(entry)
+                }
+                logProbabilities += chunkLogProbabilities
+            }
             // Some servers put a whole message in `message` even when streaming.
             guard let delta = (c["delta"] ?? c["message"])?.objectValue else { continue }
             if let r = delta["role"]?.stringValue { role = r }

@@ -5,7 +5,8 @@
 // are known, then each new argument fragment is forwarded). Token counts per delta are
 // credited as 1 (servers send about one token per chunk); the usage the server reports at the
 // end replaces those credits wholesale. A `content_filter` finish reason is a guardrail
-// violation, not an empty answer; a `refusal` field is the model declining, thrown as
+// violation, not an empty answer; `logprobs.content` entries are announced in a metadata update
+// before the text they belong to and listed whole in the final metadata (`TokenLogProbability`); a `refusal` field is the model declining, thrown as
 // `LanguageModelError.refusal` with the server's text as the explanation.
 import Foundation
 import LoomJSON
@@ -60,7 +61,14 @@ public struct ChatCompletionsEventTranslator: Sendable {
             switch delta {
             case .content(let text):
                 sentResponse = true
-                events.append(.response(entryID: responseEntryID, action: .appendText(text, tokenCount: 1)))
+                let entries = accumulator.chunkLogProbabilities
+                if !entries.isEmpty {
+                    // As a local model does: the delta's tokens' entries just before it.
+                    events.append(.response(entryID: responseEntryID, action: .updateMetadata([
+                        TokenLogProbability.metadataKey: entries,
+                    ])))
+                }
+                events.append(.response(entryID: responseEntryID, action: .appendText(text, tokenCount: max(entries.count, 1))))
             case .reasoning(let text):
                 sentReasoning = true
                 events.append(.reasoning(entryID: reasoningEntryID, action: .appendText(text, tokenCount: 1)))
@@ -96,6 +104,7 @@ public struct ChatCompletionsEventTranslator: Sendable {
         if let id = accumulator.responseID { metadata["responseID"] = id }
         if let id = serverRequestID { metadata["requestID"] = mapping.scrub(id) }
         if let reason = accumulator.finishReason { metadata["finishReason"] = reason }
+        if !accumulator.logProbabilities.isEmpty { metadata[TokenLogProbability.metadataKey] = accumulator.logProbabilities }
 
         let sentCalls = !opened.isEmpty
         let usage = accumulator.usage.map(Self.usage)

@@ -61,6 +61,14 @@ public struct ChatCompletionsRequestBuilder: Sendable {
             guard limit > 0 else { throw ChatCompletionsError.invalidRequest("maximumResponseTokens must be positive, not \(limit)") }
             body[maximumTokensField.rawValue] = .number(JSONNumber(limit))
         }
+        if let logProbabilities = request.generationOptions.logProbabilities {
+            guard logProbabilities.isValid else {
+                throw ChatCompletionsError.invalidRequest(
+                    "logProbabilities.alternatives must be in 0...\(GenerationOptions.LogProbabilities.maximumAlternatives), not \(logProbabilities.alternatives)")
+            }
+            body["logprobs"] = .bool(true)
+            body["top_logprobs"] = .number(JSONNumber(logProbabilities.alternatives))
+        }
         try addTools(request, to: &body)
         if let schema = request.schema { body["response_format"] = try Self.responseFormat(schema) }
         if let level = request.contextOptions.reasoningLevel { body["reasoning_effort"] = .string(Self.effort(level)) }

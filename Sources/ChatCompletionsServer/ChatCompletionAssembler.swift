@@ -81,6 +81,15 @@ public struct ChatCompletionAssembler: Sendable {
     private var creditedOutput = 0
     private var creditedReasoning = 0
     private var reportedFinishReason: String?
+    /// Log-probabilities the executor announced for the next response text delta.
+    private var announcedLogProbabilities: [TokenLogProbability] = []
+    /// Entries of `contentLogProbabilities` already handed to the stream.
+    private var streamedLogProbabilities = 0
+
+    /// Log-probabilities of the response text's tokens, in order (requests that asked): the
+    /// entries an executor sends in the metadata update before each text delta (see
+    /// `TokenLogProbability`).
+    public private(set) var contentLogProbabilities: [TokenLogProbability] = []
 
     /// True once the executor changed output that had already been streamed.
     public private(set) var revisedStreamedOutput = false
@@ -121,15 +130,19 @@ public struct ChatCompletionAssembler: Sendable {
         case .appendText(let text, let segmentID, let tokens):
             entry.append(text, segmentID: segmentID)
             creditedOutput += tokens
+            takeAnnouncedLogProbabilities()
         case .replaceTextSegment(let text, let segmentID, let tokens):
             entry.replace(text, segmentID: segmentID)
             creditedOutput += tokens
+            takeAnnouncedLogProbabilities()
         case .addAttachmentSegment:
             producedAttachment = true
         case .removeAttachmentSegment:
             break
         case .updateMetadata(let metadata):
             noteFinishReason(metadata)
+            // Each update replaces the announcement: the last one before a delta is its tokens'.
+            announcedLogProbabilities = metadata[TokenLogProbability.metadataKey] as? [TokenLogProbability] ?? []
         case .updateUsage(let input, let output, _):
             report(input, output)
         }
@@ -182,6 +195,18 @@ public struct ChatCompletionAssembler: Sendable {
         case .updateUsage(let input, let output, _):
             report(input, output)
         }
+    }
+
+    private mutating func takeAnnouncedLogProbabilities() {
+        contentLogProbabilities += announcedLogProbabilities
+        announcedLogProbabilities = []
+    }
+
+    /// The entries of `contentLogProbabilities` not returned by an earlier call (for the chunk
+    /// carrying the content they belong to).
+    public mutating func takeUnstreamedLogProbabilities() -> [TokenLogProbability] {
+        defer { streamedLogProbabilities = contentLogProbabilities.count }
+        return Array(contentLogProbabilities[streamedLogProbabilities...])
     }
 
     private func store(_ list: inout [(id: String, entry: TextEntry)], _ id: String, _ entry: TextEntry) {

@@ -6,6 +6,8 @@
 // - Loom's SamplingMode is top-k *or* top-p, so a request setting both (to non-neutral values)
 //   is refused. `top_p: 1` and `top_k: 0`/`-1` are the neutral values and mean "off".
 // - A `seed` alone means unrestricted sampling with that seed (top-p 1).
+// - `logprobs: true` (with `top_logprobs` 0…20) asks the model for per-token log-probabilities;
+//   `top_logprobs` without `logprobs: true`, or past 20, is a 400 as on OpenAI.
 // - `response_format: json_schema` is enforced by the model's grammar whether or not `strict` is
 //   set (strictness can only make the output more conforming); `json_object` is enforced as
 //   "any JSON object". The schema is also shown in the prompt (`includeSchemaInPrompt`), as the
@@ -62,6 +64,27 @@ extension ChatCompletionsRequest {
             options.maximumResponseTokens = limit
         }
         return options
+    }
+
+    /// `logprobs` and `top_logprobs` (0…20, only with `logprobs: true`, as OpenAI requires).
+    static func logProbabilities(_ body: RequestFields) throws(ChatCompletionsServiceError) -> GenerationOptions.LogProbabilities? {
+        let wanted = try body.bool("logprobs") ?? false
+        let top = try body.int("top_logprobs")
+        if let top {
+            let limit = GenerationOptions.LogProbabilities.maximumAlternatives
+            if top > limit {
+                throw .invalidValue("top_logprobs", "Invalid 'top_logprobs': integer above maximum value. Expected a value <= \(limit), but got \(top) instead.",
+                                    code: "integer_above_max_value")
+            }
+            if top < 0 {
+                throw .invalidValue("top_logprobs", "Invalid 'top_logprobs': integer below minimum value. Expected a value >= 0, but got \(top) instead.",
+                                    code: "integer_below_min_value")
+            }
+            if !wanted {
+                throw .invalidValue("top_logprobs", "'top_logprobs' requires 'logprobs' to be true.")
+            }
+        }
+        return wanted ? GenerationOptions.LogProbabilities(alternatives: top ?? 0) : nil
     }
 
     /// A signed 64-bit seed (OpenAI's type), or a larger unsigned one; kept as its bit pattern.

@@ -2,7 +2,7 @@
 //
 // Rule (the mirror of the client's): every field is either honoured or refused with a 400 that
 // names it — never silently dropped. Fields whose value is a no-op (`n: 1`, `presence_penalty:
-// 0`, `logprobs: false`, `stop: []`, …) are accepted because ignoring them changes nothing;
+// 0`, `stop: []`, …) are accepted because ignoring them changes nothing;
 // unknown fields are refused as OpenAI does (`unknown_parameter`).
 import Foundation
 import LoomJSON
@@ -76,6 +76,7 @@ public struct ChatCompletionsRequest: Sendable {
         schema = try Self.responseFormat(body)
         generationOptions = try Self.sampling(body)
         generationOptions.toolCallingMode = choice.mode
+        generationOptions.logProbabilities = try Self.logProbabilities(body)
         contextOptions = ContextOptions(includeSchemaInPrompt: schema == nil ? nil : true,
                                         reasoningLevel: try Self.reasoningLevel(body))
         transcript = try Self.transcript(body, tools: tools, options: generationOptions, schema: schema)
@@ -151,12 +152,6 @@ public struct ChatCompletionsRequest: Sendable {
         if let bias = body.value("logit_bias") {
             guard case .object(let o) = bias else { throw .invalidType("logit_bias", expected: "an object") }
             if !o.isEmpty { throw .unsupported("logit_bias", "'logit_bias' is not supported by this server.") }
-        }
-        if try body.bool("logprobs") == true {
-            throw .unsupported("logprobs", "Log probabilities are not supported by this server.")
-        }
-        if let top = try body.int("top_logprobs"), top != 0 {
-            throw .unsupported("top_logprobs", "Log probabilities are not supported by this server.")
         }
         if try body.bool("store") == true {
             throw .unsupported("store", "Stored completions are not supported by this server.")

@@ -256,7 +256,9 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         if cursor.assembler.producedAttachment { return failed(Self.attachmentError) }
         let reason = finishReason ?? cursor.assembler.finishReason(maximumResponseTokens: request.generationOptions.maximumResponseTokens)
         log.end(cursor, outcome: .ok, finishReason: reason)
-        return .json(format.completion(cursor.assembler, finishReason: reason, refusal: refusal))
+        let logProbabilities = request.generationOptions.logProbabilities != nil ? cursor.assembler.contentLogProbabilities : nil
+        return .json(format.completion(cursor.assembler, finishReason: reason, refusal: refusal,
+                                       logProbabilities: logProbabilities))
     }
 
     private func streamed(_ request: ChatCompletionsRequest, run: GenerationRun, format: ChatCompletionsWireFormat,
@@ -280,11 +282,13 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
         let (firstDeltas, earlyOutcome) = (first, early)
         let includeUsage = request.includeUsage
         let limit = request.generationOptions.maximumResponseTokens
+        let reportsLogProbabilities = request.generationOptions.logProbabilities != nil
         return .eventStream { writer in
             defer { cursor.run.cancel() }
             func send(_ value: JSONValue) async throws { try await writer.sendEvent(value.serialized()) }
-            func send(_ delta: JSONObject, finish: String? = nil) async throws {
-                try await send(format.chunk(delta: delta, finishReason: finish, includeUsageField: includeUsage))
+            func send(_ delta: JSONObject, finish: String? = nil, logProbabilities: [TokenLogProbability]? = nil) async throws {
+                try await send(format.chunk(delta: delta, finishReason: finish, includeUsageField: includeUsage,
+                                            logProbabilities: logProbabilities))
             }
             func finish(_ reason: String) async throws {
                 log.end(cursor, outcome: .ok, finishReason: reason)
@@ -312,7 +316,12 @@ public final class ChatCompletionsService<Model: LanguageModel>: Sendable {
             while true {
                 if cursor.assembler.producedAttachment { return try await end(.error(Self.attachmentError)) }
                 if cursor.assembler.revisedStreamedOutput { return try await end(.error(Self.revisionError)) }
-                for delta in deltas { try await send(ChatCompletionsWireFormat.delta(delta)) }
+                for delta in deltas {
+                    // A content chunk carries its tokens' log-probabilities when they were asked for.
+                    var entries: [TokenLogProbability]?
+                    if reportsLogProbabilities, case .content = delta { entries = cursor.assembler.takeUnstreamedLogProbabilities() }
+                    try await send(ChatCompletionsWireFormat.delta(delta), logProbabilities: entries)
+                }
                 if cursor.finished { break }
                 do {
                     deltas = try await cursor.nextDeltas()

@@ -1,6 +1,7 @@
 // The JSON the server sends: `chat.completion`, `chat.completion.chunk`, `usage` and the model
 // list, with members in OpenAI's order so responses diff cleanly against other servers'.
 import LoomJSON
+import Provider
 
 /// Builders for the response bodies of one completion (`id`, `created` and `model` are shared
 /// by every chunk of a stream, as the protocol requires).
@@ -30,8 +31,17 @@ public struct ChatCompletionsWireFormat: Sendable {
         ]))
     }
 
-    /// A non-streamed `chat.completion`. `refusal` is the model's stated reason when it declined.
-    public func completion(_ a: ChatCompletionAssembler, finishReason: String, refusal: String? = nil) -> JSONValue {
+    /// The choice's `logprobs` object: `{"content": [token…], "refusal": null}`, or null when the
+    /// request did not ask (`entries` nil).
+    public static func logprobs(_ entries: [TokenLogProbability]?) -> JSONValue {
+        guard let entries else { return .null }
+        return .object(JSONObject([("content", .array(entries.map(\.jsonValue))), ("refusal", .null)]))
+    }
+
+    /// A non-streamed `chat.completion`. `refusal` is the model's stated reason when it declined;
+    /// `logProbabilities` the content tokens' entries when the request asked for them.
+    public func completion(_ a: ChatCompletionAssembler, finishReason: String, refusal: String? = nil,
+                           logProbabilities: [TokenLogProbability]? = nil) -> JSONValue {
         var message = JSONObject()
         message["role"] = .string("assistant")
         let text = a.content
@@ -53,7 +63,7 @@ public struct ChatCompletionsWireFormat: Sendable {
         let choice = JSONObject([
             ("index", .number(JSONNumber(0))),
             ("message", .object(message)),
-            ("logprobs", .null),
+            ("logprobs", Self.logprobs(logProbabilities)),
             ("finish_reason", .string(finishReason)),
         ])
         return .object(JSONObject([
@@ -68,12 +78,14 @@ public struct ChatCompletionsWireFormat: Sendable {
     }
 
     /// A `chat.completion.chunk` with one choice. `usage: null` is included when the client
-    /// asked for usage, as OpenAI does on every chunk before the last.
-    public func chunk(delta: JSONObject, finishReason: String? = nil, includeUsageField: Bool) -> JSONValue {
+    /// asked for usage, as OpenAI does on every chunk before the last. `logProbabilities`: the
+    /// entries of the tokens of this chunk's content, when the request asked for them.
+    public func chunk(delta: JSONObject, finishReason: String? = nil, includeUsageField: Bool,
+                      logProbabilities: [TokenLogProbability]? = nil) -> JSONValue {
         let choice = JSONObject([
             ("index", .number(JSONNumber(0))),
             ("delta", .object(delta)),
-            ("logprobs", .null),
+            ("logprobs", Self.logprobs(logProbabilities)),
             ("finish_reason", finishReason.map { .string($0) } ?? .null),
         ])
         var chunk = header()

@@ -29,14 +29,20 @@ final class EventTranslation {
     private var pendingTokens = 0
     private(set) var reasoningTokens = 0
     private var trimLeadingResponseSpace: Bool
+    /// Log-probabilities, when the request asked: entries of tokens not yet credited to an
+    /// event (in order), and every entry of the step.
+    private let reportsLogProbabilities: Bool
+    private var pendingLogProbabilities: [TokenLogProbability] = []
+    private var allLogProbabilities: [TokenLogProbability] = []
 
     /// - Parameters:
     ///   - parser: splits output into text, reasoning and calls (its dialect nil: no calls).
     ///   - trimLeadingSpace: drop whitespace before the first response text (plain-format
     ///     prompts end with `assistant:` and models continue with a space).
     init(channel: Channel, metadata: Channel.Metadata, promptTokens: Int, parser: ToolCallStreamParser,
-         trimLeadingSpace: Bool) {
+         trimLeadingSpace: Bool, reportsLogProbabilities: Bool = false) {
         self.channel = channel
+        self.reportsLogProbabilities = reportsLogProbabilities
         baseMetadata = metadata
         upfrontInput = Channel.Usage.Input(totalTokenCount: promptTokens)
         self.parser = parser
@@ -54,6 +60,19 @@ final class EventTranslation {
     /// The usage an entry opens with: the prompt's counts, nothing generated yet.
     private var upfrontUsage: (input: Channel.Usage.Input, output: Channel.Usage.Output) {
         (upfrontInput, Channel.Usage.Output())
+    }
+
+    /// Records the log-probabilities of tokens whose text follows.
+    func logProbabilities(_ entries: [TokenLogProbability]) {
+        pendingLogProbabilities.append(contentsOf: entries)
+        allLogProbabilities.append(contentsOf: entries)
+    }
+
+    /// The pending entries of the next `tokens` credited tokens.
+    private func takeLogProbabilities(_ tokens: Int) -> [TokenLogProbability] {
+        let n = min(tokens, pendingLogProbabilities.count)
+        defer { pendingLogProbabilities.removeFirst(n) }
+        return Array(pendingLogProbabilities.prefix(n))
     }
 
     /// Handles new output text produced by `tokenCount` tokens.
@@ -88,11 +107,18 @@ final class EventTranslation {
                 let (input, output) = upfrontUsage
                 await channel.send(.response(entryID: responseID, action: .updateUsage(input: input, output: output)))
             }
+            if reportsLogProbabilities {
+                // The entries of exactly the tokens this delta credits, just before it.
+                var metadata = baseMetadata
+                metadata[TokenLogProbability.metadataKey] = takeLogProbabilities(tokens)
+                await channel.send(.response(entryID: responseID, action: .updateMetadata(metadata)))
+            }
             await channel.send(.response(entryID: responseID, action: .appendText(text, tokenCount: tokens)))
         case .reasoning(let text):
             let tokens = pendingTokens
             pendingTokens = 0
             reasoningTokens += tokens
+            if reportsLogProbabilities { _ = takeLogProbabilities(tokens) }
             if !reasoningOpened {
                 reasoningOpened = true
                 await channel.send(.reasoning(entryID: reasoningID, action: .updateMetadata(baseMetadata)))
@@ -114,6 +140,7 @@ final class EventTranslation {
     private func sendArguments(id: String, name: String, _ text: String) async {
         let tokens = pendingTokens
         pendingTokens = 0
+        if reportsLogProbabilities { _ = takeLogProbabilities(tokens) }
         if !toolCallsOpened {
             toolCallsOpened = true
             await channel.send(.toolCalls(entryID: toolCallsID, action: .updateMetadata(baseMetadata)))
@@ -131,6 +158,7 @@ final class EventTranslation {
         try await flush()
         var metadata = baseMetadata
         for (k, v) in extra { metadata[k] = v }
+        if reportsLogProbabilities { metadata[TokenLogProbability.metadataKey] = allLogProbabilities }
         let input = Channel.Usage.Input(totalTokenCount: summary.promptTokens, cachedTokenCount: summary.cachedTokens)
         let output = Channel.Usage.Output(totalTokenCount: summary.outputTokens, reasoningTokenCount: reasoningTokens)
         if reasoningOpened {

@@ -10,6 +10,8 @@ enum GenerationUpdate: Sendable {
     /// New output text and the tokens that produced it (text may be empty while a character or a
     /// possible stop sequence is held back).
     case text(String, tokenCount: Int)
+    /// Log-probabilities of the tokens the next `.text` updates credit (requests that ask).
+    case logProbabilities(LogProbabilityRows)
     /// Generation ended.
     case finished(GenerationSummary)
 }
@@ -62,6 +64,8 @@ struct GenerationLoop {
     let reusePrefix: Bool
     /// The most tokens one speculative proposal may hold; 0 turns speculation off.
     var speculation = 0
+    /// Computes each output token's log-probabilities (requests that ask for them; nil: none).
+    var logProbabilities: LogProbabilityRecorder? = nil
     let started: ContinuousClock.Instant
     let emit: (GenerationUpdate) -> Void
 
@@ -146,6 +150,7 @@ struct GenerationLoop {
                 summary.timeToFirstToken = (firstTokenAt! - started).seconds
             }
             generated += ids.count
+            if let rows = logProbabilities?.take() { emit(.logProbabilities(rows)) }
             return output.append(ids)
         }
 
@@ -180,6 +185,7 @@ struct GenerationLoop {
                 if !forced.isEmpty, let ids = guide.spell(forced), guide.accept(ids) {
                     if ids.count <= remaining, fits(guide, remaining - ids.count) {
                         summary.forcedTokens += ids.count
+                        logProbabilities?.forced(ids)
                         maskReady = false
                         if record(ids) { return finish(.stopSequence) }
                         if generated == maximumTokens { continue }
@@ -196,6 +202,7 @@ struct GenerationLoop {
                     guide.matcher.rollback(ids.count)
                     let plan = try closingPlan(guide, remaining: remaining)
                     summary.forcedTokens += plan.count
+                    logProbabilities?.forced(plan)
                     if !plan.isEmpty { _ = record(plan) }
                     return finish(.grammarComplete)
                 }
@@ -223,8 +230,12 @@ struct GenerationLoop {
                     summary.budgetSteers += 1
                     let plan = try closingPlan(guide, remaining: remaining)
                     summary.forcedTokens += plan.count
+                    logProbabilities?.forced(plan)
                     if !plan.isEmpty { _ = record(plan) }
                     return finish(.grammarComplete)
+                }
+                if let logProbabilities {
+                    guide.mask.withUnsafeBufferPointer { logProbabilities.sampled(token, logits: logits, mask: $0.baseAddress) }
                 }
                 sampler.accept(token)
                 if record([token]) { return finish(.stopSequence) }
@@ -245,6 +256,7 @@ struct GenerationLoop {
                 throw LocalLanguageModelError.internalFailure("no token could be sampled (non-finite logits)")
             }
             if tokenizer.isEndOfGeneration(token) { return finish(.endOfGeneration) }
+            logProbabilities?.sampled(token, logits: logits, mask: nil)
             sampler.accept(token)
             if record([token]) { return finish(.stopSequence) }
             if generated == maximumTokens { return finish(.maximumTokens) }

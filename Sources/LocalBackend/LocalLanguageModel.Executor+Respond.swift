@@ -64,6 +64,11 @@ extension LocalLanguageModel.Executor {
             throw LocalLanguageModelError.invalidGenerationOptions("maximumResponseTokens \(requested) is negative")
         }
         let budget = min(requested, room)
+        let logProbabilities = options.logProbabilities
+        if let logProbabilities, !logProbabilities.isValid {
+            throw LocalLanguageModelError.invalidGenerationOptions(
+                "logProbabilities.alternatives \(logProbabilities.alternatives) is outside 0...\(GenerationOptions.LogProbabilities.maximumAlternatives)")
+        }
         // The one place tool calling plugs in: with tools on a variant that has logits, the
         // dialect's grammar admits text (or the schema's JSON) or well-formed calls.
         var grammar: Grammar?
@@ -80,7 +85,9 @@ extension LocalLanguageModel.Executor {
                                             schema: request.schema, thinking: thinking, startsInReasoning: true)
         }
 
-        let useSequential = grammar != nil || configuration.variant == .sequential
+        // Log-probabilities need the logits, which only the sequential path reads (the pipelined
+        // engine samples inside the scheduler), so such a request runs there on every variant.
+        let useSequential = grammar != nil || configuration.variant == .sequential || logProbabilities != nil
         typealias Key = LocalGenerationMetadata.Key
         let metadata: LanguageModelExecutorGenerationChannel.Metadata = [
             Key.modelID.rawValue: modelID, Key.requestID.rawValue: request.id.uuidString,
@@ -91,7 +98,7 @@ extension LocalLanguageModel.Executor {
                                           startsInReasoning: prompt.startsInReasoning,
                                           callsOnlyAtStart: request.schema != nil ? true : nil)
         let events = EventTranslation(channel: channel, metadata: metadata, promptTokens: prompt.tokens.count, parser: parser,
-                                      trimLeadingSpace: template == nil)
+                                      trimLeadingSpace: template == nil, reportsLogProbabilities: logProbabilities != nil)
         let flag = CancellationFlag()
         let deadline = DeadlineWatch(timeout: configuration.timeout, flag: flag)
         defer { deadline.stop() }
@@ -101,7 +108,7 @@ extension LocalLanguageModel.Executor {
             summary = try await withTaskCancellationHandler {
                 if useSequential {
                     return try await runSequential(prompt: prompt, sampling: sampling, budget: budget, grammar: grammar,
-                                                   flag: flag, deadline: deadline, started: started, events: events,
+                                                   logProbabilities: logProbabilities?.alternatives, flag: flag, deadline: deadline, started: started, events: events,
                                                    recorder: recorder)
                 }
                 return try await runPipelined(prompt: prompt, sampling: sampling, budget: budget, flag: flag,
@@ -156,7 +163,7 @@ extension LocalLanguageModel.Executor {
 
     /// Generates on the sequential engine, on a worker thread, streaming updates back.
     private func runSequential(prompt: PreparedPrompt, sampling: SamplingParameters, budget: Int, grammar: Grammar?,
-                               flag: CancellationFlag, deadline: DeadlineWatch, started: ContinuousClock.Instant,
+                               logProbabilities: Int?, flag: CancellationFlag, deadline: DeadlineWatch, started: ContinuousClock.Instant,
                                events: EventTranslation, recorder: RequestRecorder?) async throws -> GenerationSummary {
         // Borrowed here, not on the worker: waiting for an engine within the KV budget must
         // suspend a task, never block a thread.
@@ -166,7 +173,7 @@ extension LocalLanguageModel.Executor {
         continuation.onTermination = { _ in flag.cancel() }
         let done = Completion()
         let work = SequentialWork(executor: self, pooled: pooled, prompt: prompt, sampling: sampling, budget: budget,
-                                  grammar: grammar, flag: flag, started: started)
+                                  grammar: grammar, logProbabilities: logProbabilities, flag: flag, started: started)
         let pool = self.pool
         let launched = WorkerThread.start(counting: workerThreads) {
             defer {
@@ -196,6 +203,8 @@ extension LocalLanguageModel.Executor {
                 case .text(let text, let count):
                     recorder?.tokens(count)
                     try await events.text(text, tokenCount: count)
+                case .logProbabilities(let rows):
+                    events.logProbabilities(rows.entries(alternatives: logProbabilities ?? 0, tokenizer: tokenizer))
                 case .finished(let s): summary = s
                 }
             }
@@ -273,6 +282,8 @@ private struct SequentialWork: @unchecked Sendable {
     let sampling: SamplingParameters
     let budget: Int
     let grammar: Grammar?
+    /// Alternatives per token when the request asks for log-probabilities.
+    let logProbabilities: Int?
     let flag: CancellationFlag
     let started: ContinuousClock.Instant
 
@@ -288,10 +299,15 @@ private struct SequentialWork: @unchecked Sendable {
         }
         pooled.settle()
         let sampler = try Sampler(vocabularySize: executor.weights.config.vocabularySize, parameters: sampling)
-        let loop = GenerationLoop(engine: pooled.sequential, tokenizer: executor.tokenizer, sampler: sampler, guide: guide,
+        var loop = GenerationLoop(engine: pooled.sequential, tokenizer: executor.tokenizer, sampler: sampler, guide: guide,
                                   stopSequences: prompt.stopSequences, markerTokens: executor.markerTokens, maximumTokens: budget, cancellation: flag,
                                   reusePrefix: true, speculation: executor.configuration.speculationLimit, started: started,
                                   emit: emit)
+        if let logProbabilities {
+            loop.logProbabilities = LogProbabilityRecorder(alternatives: logProbabilities,
+                                                           vocabularySize: executor.weights.config.vocabularySize,
+                                                           expectedTokens: budget)
+        }
         return try loop.run(prompt: prompt.tokens)
     }
 }

@@ -12,7 +12,8 @@ enum RunCommand: LoomCommand {
     static let usage = """
         usage: loom run [-m MODEL] [-p PROMPT] [--system S] [--schema FILE] [--engine sequential|pipelined|automatic]
                         [-t N] [--context N] [-n N] [--greedy | --temperature T --top-k K --top-p P --seed S]
-                        [--no-speculate | --speculate-max K] [--prompt-cache DIR [--prompt-cache-budget MIB]] [--json]
+                        [--no-speculate | --speculate-max K] [--prompt-cache DIR [--prompt-cache-budget MIB]]
+                        [--logprobs K] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           -p, --prompt TEXT  the prompt (default: standard input)
           --system TEXT      instructions (system prompt)
@@ -26,8 +27,10 @@ enum RunCommand: LoomCommand {
           --no-speculate     no prompt-lookup speculation (the output is the same either way)
           --speculate-max K  tokens one speculative proposal holds at most (default 8)
         \(PromptCacheArguments.usage)
+          --logprobs K       report each token's log-probability and its K (0-20) likeliest alternatives
+                             (with --json, under "logprobs" in OpenAI's logprobs.content shape)
           --json             {"text", "content", "usage": {"input", "cached", "output"}, "ttft_ms", "tok_s", "engine",
-                             "speculation": {"proposed", "accepted", "forced"}}
+                             "speculation": {"proposed", "accepted", "forced"}} (+ "logprobs" with --logprobs)
 
         """
 
@@ -35,7 +38,7 @@ enum RunCommand: LoomCommand {
         let args = try Arguments(
             arguments, flags: ["json", "greedy", SpeculationArguments.flag],
             options: Set(["model", "prompt", "system", "schema", "engine", "max-tokens", "temperature", "top-k", "top-p", "seed",
-                      "context", "threads", SpeculationArguments.option]).union(PromptCacheArguments.names),
+                      "context", "threads", "logprobs", SpeculationArguments.option]).union(PromptCacheArguments.names),
             // `--ctx` stays accepted as another spelling of `--context`, for scripts that use it.
             aliases: ["m": "model", "p": "prompt", "c": "context", "ctx": "context", "t": "threads", "n": "max-tokens"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
@@ -172,6 +175,11 @@ enum RunCommand: LoomCommand {
         } else if seed != nil {
             // A seed alone keeps the model's default filter but fixes the draw.
             options.samplingMode = .random(probabilityThreshold: 1, seed: seed)
+        }
+        if let k = try args.int("logprobs") {
+            let limit = GenerationOptions.LogProbabilities.maximumAlternatives
+            guard (0...limit).contains(k) else { throw UsageError("--logprobs must be in 0...\(limit)") }
+            options.logProbabilities = .init(alternatives: k)
         }
         if let n = try args.int("max-tokens") {
             guard n >= 0 else { throw UsageError("-n/--max-tokens must not be negative") }

@@ -110,8 +110,6 @@ import Testing
     @Test(arguments: [
         ("presence_penalty", JSONValue(floatLiteral: 0.5)),
         ("logit_bias", ["50256": -100]),
-        ("logprobs", true),
-        ("top_logprobs", 2),
         ("parallel_tool_calls", false),
         ("store", true),
         ("modalities", ["text", "audio"]),

@@ -87,6 +87,17 @@ int32_t loom_sampler_sample(loom_sampler *s, const float *logits, const uint64_t
 /// index; NaN and -inf entries never win. Returns -1 when no allowed entry is finite or +inf.
 int64_t loom_argmax_masked(const float *x, int64_t n, const uint64_t *mask);
 
+/// Log-probabilities of one row (log-softmax at temperature 1, before any filter), normalised
+/// over the tokens `mask` allows (NULL: every token; mask layout as in loom_sampler_sample):
+/// masked tokens get no probability and never appear in the top list. Writes the log-probability
+/// of `chosen` to *chosen_logprob (-inf when `chosen` is masked out or negative; `chosen_logprob`
+/// may be NULL), and the `k` most likely allowed tokens, most likely first (ties to the lower
+/// id), to top_ids/top_logprobs (capacity k each). Returns how many top entries were written
+/// (min(k, allowed tokens with a finite logit)), LOOM_SAMPLE_NO_TOKEN when no allowed logit is
+/// finite (or one is +inf), or LOOM_SAMPLE_INVALID. Allocates nothing; sums in double.
+int32_t loom_logprobs(const float *logits, int32_t n_vocab, const uint64_t *mask, int32_t chosen, int32_t k,
+                      float *chosen_logprob, int32_t *top_ids, float *top_logprobs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,17 +69,21 @@ public struct GenerationOptions: Sendable, Equatable, Codable {
     public var maximumResponseTokens: Int?
     /// Tool-calling policy; nil behaves as `.allowed`.
     public var toolCallingMode: ToolCallingMode?
+    /// Per-token log-probabilities to report (a Loom extension); nil reports none.
+    public var logProbabilities: LogProbabilities?
 
     /// Builds options; every argument defaults to nil (model default).
     public init(
         samplingMode: SamplingMode? = nil,
         temperature: Double? = nil,
         maximumResponseTokens: Int? = nil,
-        toolCallingMode: ToolCallingMode? = nil
+        toolCallingMode: ToolCallingMode? = nil,
+        logProbabilities: LogProbabilities? = nil
     ) {
         self.samplingMode = samplingMode
         self.temperature = temperature
         self.maximumResponseTokens = maximumResponseTokens
         self.toolCallingMode = toolCallingMode
+        self.logProbabilities = logProbabilities
     }
 }

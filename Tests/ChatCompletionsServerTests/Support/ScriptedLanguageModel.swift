@@ -44,6 +44,10 @@ struct ScriptedEngineError: Error, CustomStringConvertible {
 enum ScriptStep: Hashable, Sendable {
     /// Response text (credited `tokens` tokens).
     case text(String, tokens: Int = 1)
+    /// Response text of one token, announced with its log-probability entry (as LocalLanguageModel
+    /// does) when the request asked: logprob -0.5, and the requested number of alternatives
+    /// `alt0`, `alt1`, … at -1, -2, ….
+    case loggedText(String)
     /// Replaces the current response text segment.
     case replaceText(String)
     /// Reasoning text.
@@ -124,6 +128,15 @@ final class ScriptedExecutor: LanguageModelExecutor {
             switch step {
             case .text(let text, let tokens):
                 await channel.send(.response(entryID: responseID, action: .appendText(text, tokenCount: tokens)))
+            case .loggedText(let text):
+                if let k = request.generationOptions.logProbabilities?.alternatives {
+                    let entry = TokenLogProbability(token: text, bytes: Array(text.utf8), logProbability: -0.5,
+                                                    topAlternatives: (0..<k).map {
+                                                        .init(token: "alt\($0)", bytes: Array("alt\($0)".utf8), logProbability: -1 - Double($0))
+                                                    })
+                    await channel.send(.response(entryID: responseID, action: .updateMetadata([TokenLogProbability.metadataKey: [entry]])))
+                }
+                await channel.send(.response(entryID: responseID, action: .appendText(text, tokenCount: 1)))
             case .replaceText(let text):
                 await channel.send(.response(entryID: responseID, action: .replaceTextSegment(text, tokenCount: 0)))
             case .reasoning(let text):
