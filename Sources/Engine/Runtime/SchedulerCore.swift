@@ -59,7 +59,7 @@ final class SchedulerCore: @unchecked Sendable {
         let context = transformer.contextLength
         maxBlocks = (context + policy.blockSize - 1) / policy.blockSize
         let budget = policy.kvBudgetBytes
-            ?? 2 * c.blockCount * c.kvLength * configuration.kvCacheType.elementSize * maxBlocks * policy.blockSize
+            ?? 2 * c.blockCount * configuration.kvCacheType.rowBytes(elements: c.kvLength) * maxBlocks * policy.blockSize
                 * policy.maxSequences
         let blocks = KVBlockPool.blockCount(budgetBytes: budget, type: configuration.kvCacheType, layers: c.blockCount,
                                             kvLength: c.kvLength, blockSize: policy.blockSize)
