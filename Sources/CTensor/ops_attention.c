@@ -253,7 +253,8 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
         scores = scores_q8_0_scalar;
         accum = accum_q8_0_scalar;
 #if LOOM_X86
-        // The AVX-512 tier reads Q8_0 with the AVX2 kernels (never run on AVX-512 hardware yet).
+        // The AVX-512 tier reads Q8_0 with the AVX2 kernels: as in quant_dispatch.c, SIMD code
+        // that has never run is not shipped, and the development machine has no AVX-512.
         if (loom_isa_active() >= LOOM_ISA_AVX2) {
             scores = scores_q8_0_avx2;
             accum = accum_q8_0_avx2;
