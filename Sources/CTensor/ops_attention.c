@@ -4,14 +4,19 @@
 // once per group rather than once per query head: decode is bound by reading the cache. Scores
 // live in the caller's scratch ([group][n_kv]); the softmax is loom_softmax (double sum); the
 // weighted sum of V rows accumulates in F32 with FMA.
+//
+// A Q8_0 cache is read block by block: q·k sums q[i]·qs[i] over each 32-element block in F32 and
+// adds the block's sum times its scale; the value accumulation adds (p·d)·qs[i]. Neither ever
+// writes a dequantized row, so decode reads 34 bytes per 32 cached values and nothing else.
 #include "loom_ops.h"
 #include "loom_cpu.h"
 #include "loom_half.h"
+#include "quant_blocks.h"
 #include "simd_math.h"
 
 #include <string.h>
 
-enum { KV_F32 = 0, KV_F16 = 1 };
+enum { KV_F32 = LOOM_TYPE_F32, KV_F16 = LOOM_TYPE_F16, KV_Q8_0 = LOOM_TYPE_Q8_0 };
 
 // Scores for `ng` query heads against K rows [0, n_kv) of one KV head.
 // Head a's scores go to scores[a * ld + j], so a paged cache can fill one row block by block.
@@ -45,6 +50,44 @@ static void accum_scalar(float *out, int64_t ng, const void *v, int kv_type, int
             if (w == 0.0f) continue;
             float *oa = out + a * hd;
             for (int64_t i = 0; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
+        }
+    }
+}
+
+// Q8_0: kv_stride / 32 blocks per row; k and v point at the head's first block.
+static void scores_q8_0_scalar(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                               int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
+    (void)kv_type;
+    const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
+    for (int64_t j = 0; j < n_kv; j++) {
+        const loom_block_q8_0 *kb = (const loom_block_q8_0 *)k + j * row_blocks;
+        for (int64_t a = 0; a < ng; a++) {
+            const float *qa = q + a * hd;
+            float s = 0;
+            for (int64_t b = 0; b < nb; b++) {
+                float bs = 0;
+                for (int i = 0; i < LOOM_QK8_0; i++) bs += qa[b * LOOM_QK8_0 + i] * (float)kb[b].qs[i];
+                s += bs * loom_fp16_to_fp32(kb[b].d);
+            }
+            scores[a * ld + j] = s * scale;
+        }
+    }
+}
+
+static void accum_q8_0_scalar(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
+                              int64_t n_kv, const float *p, int64_t ld) {
+    (void)kv_type;
+    const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
+    for (int64_t j = 0; j < n_kv; j++) {
+        const loom_block_q8_0 *vb = (const loom_block_q8_0 *)v + j * row_blocks;
+        for (int64_t a = 0; a < ng; a++) {
+            float w = p[a * ld + j];
+            if (w == 0.0f) continue;
+            float *oa = out + a * hd;
+            for (int64_t b = 0; b < nb; b++) {
+                const float wd = w * loom_fp16_to_fp32(vb[b].d);
+                for (int i = 0; i < LOOM_QK8_0; i++) oa[b * LOOM_QK8_0 + i] += wd * (float)vb[b].qs[i];
+            }
         }
     }
 }
@@ -84,6 +127,54 @@ static LOOM_AVX2 void accum_avx2(float *out, int64_t ng, const void *v, int kv_t
             for (int64_t i = 0; i < hd8; i += 8)
                 _mm256_storeu_ps(oa + i, _mm256_fmadd_ps(vw, load8(v, kv_type, row + i), _mm256_loadu_ps(oa + i)));
             for (int64_t i = hd8; i < hd; i++) oa[i] += w * kv_at(v, kv_type, row + i);
+        }
+    }
+}
+
+static LOOM_AVX2 inline __m256 load8_q8(const int8_t *qs) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)qs)));
+}
+
+static LOOM_AVX2 void scores_q8_0_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                                       int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
+    (void)kv_type;
+    const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
+    for (int64_t j = 0; j < n_kv; j++) {
+        const loom_block_q8_0 *kb = (const loom_block_q8_0 *)k + j * row_blocks;
+        for (int64_t a = 0; a < ng; a++) {
+            const float *qa = q + a * hd;
+            __m256 acc = _mm256_setzero_ps();
+            for (int64_t b = 0; b < nb; b++) {
+                const float *qb = qa + b * LOOM_QK8_0;
+                const int8_t *qs = kb[b].qs;
+                __m256 bs = _mm256_mul_ps(_mm256_loadu_ps(qb), load8_q8(qs));
+                bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 8), load8_q8(qs + 8), bs);
+                bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), load8_q8(qs + 16), bs);
+                bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 24), load8_q8(qs + 24), bs);
+                acc = _mm256_fmadd_ps(_mm256_set1_ps(loom_fp16_to_fp32(kb[b].d)), bs, acc);
+            }
+            scores[a * ld + j] = loom_hsum256(acc) * scale;
+        }
+    }
+}
+
+static LOOM_AVX2 void accum_q8_0_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
+                                      int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
+    (void)kv_type;
+    const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
+    for (int64_t j = 0; j < n_kv; j++) {
+        const loom_block_q8_0 *vb = (const loom_block_q8_0 *)v + j * row_blocks;
+        for (int64_t a = 0; a < ng; a++) {
+            float w = p[a * ld + j];
+            if (w == 0.0f) continue;
+            float *oa = out + a * hd;
+            for (int64_t b = 0; b < nb; b++) {
+                const __m256 wd = _mm256_set1_ps(w * loom_fp16_to_fp32(vb[b].d));
+                float *ob = oa + b * LOOM_QK8_0;
+                const int8_t *qs = vb[b].qs;
+                for (int i = 0; i < LOOM_QK8_0; i += 8)
+                    _mm256_storeu_ps(ob + i, _mm256_fmadd_ps(wd, load8_q8(qs + i), _mm256_loadu_ps(ob + i)));
+            }
         }
     }
 }
@@ -131,8 +222,10 @@ static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int 
 static int valid(const loom_attention_desc *d) {
     if (!d || d->n_head <= 0 || d->n_kv_head <= 0 || d->head_dim <= 0) return 0;
     if (d->n_head % d->n_kv_head != 0) return 0;
-    if (d->kv_type != KV_F32 && d->kv_type != KV_F16) return 0;
+    if (d->kv_type != KV_F32 && d->kv_type != KV_F16 && d->kv_type != KV_Q8_0) return 0;
     if (d->kv_stride < d->n_kv_head * d->head_dim || !d->k || !d->v) return 0;
+    // Q8_0 heads must be whole blocks, so a head starts at a block and is read block by block.
+    if (d->kv_type == KV_Q8_0 && (d->head_dim % 32 != 0 || d->kv_stride % 32 != 0)) return 0;
     if (d->block_table && d->block_size <= 0) return 0;
     if (d->window < 0) return 0;
     return 1;
@@ -156,7 +249,18 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
     default: break;
     }
 #endif
-    const size_t esize = d->kv_type == KV_F16 ? 2 : 4;
+    if (d->kv_type == KV_Q8_0) {
+        scores = scores_q8_0_scalar;
+        accum = accum_q8_0_scalar;
+#if LOOM_X86
+        // The AVX-512 tier reads Q8_0 with the AVX2 kernels: as in quant_dispatch.c, SIMD code
+        // that has never run is not shipped, and the development machine has no AVX-512.
+        if (loom_isa_active() >= LOOM_ISA_AVX2) {
+            scores = scores_q8_0_avx2;
+            accum = accum_q8_0_avx2;
+        }
+#endif
+    }
     // A sliding window drops the keys before `lo`; the query sits at position n_kv - 1.
     const int64_t lo = d->window > 0 && n_kv > d->window ? n_kv - d->window : 0;
     const int64_t m = n_kv - lo;
@@ -164,14 +268,14 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
     // accumulation step is the one the contiguous layout performs: the result is bit-identical.
     // The contiguous layout is one run from `lo`.
     const int64_t bs = d->block_table ? d->block_size : (n_kv > 0 ? n_kv : 1);
-    const size_t row_bytes = (size_t)d->kv_stride * esize;
+    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
     for (int64_t h = h_begin; h < h_end;) {
         int64_t kvh = h / g;
         int64_t run_end = (kvh + 1) * g < h_end ? (kvh + 1) * g : h_end;
         int64_t ng = run_end - h;
         memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
         if (m > 0) {
-            const size_t head = (size_t)(kvh * hd) * esize;
+            const size_t head = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
             for (int64_t j0 = lo; j0 < n_kv;) {
                 int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
                 int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs + off : j0;

@@ -27,11 +27,11 @@ final class PooledEngine: @unchecked Sendable {
         sequential.release()
     }
 
-    /// Bytes reserved by this engine's KV cache (2 tables × layers × positions × width × element).
-    /// Bytes of keys and values a full context of this engine's sequence takes in the pool.
+    /// Bytes of keys and values a full context of this engine's sequence takes in the pool
+    /// (2 tables × layers × positions × bytes of one position's row).
     var kvCacheBytes: Int {
         let c = sequential.model.config
-        return 2 * c.blockCount * sequential.contextSize * c.kvLength * sequential.scheduler.kvCacheType.elementSize
+        return 2 * c.blockCount * sequential.contextSize * sequential.scheduler.kvCacheType.rowBytes(elements: c.kvLength)
     }
 }
 

@@ -36,7 +36,9 @@ public struct LocalLanguageModel: LanguageModel {
     public var contextSize: Int
     /// Kernel threads of the model's forward passes.
     public var threads: Int
-    /// KV cache element type.
+    /// KV cache element type: `.f16` (the default), `.f32` (exact) or `.q8_0` (0.53 of F16; needs
+    /// a head dimension that is a multiple of 32, else the first request fails with
+    /// `LocalLanguageModelError.invalidConfiguration`).
     public var kvCacheType: KVCacheType
     /// Sampling used when a request leaves a field unset; nil uses Loom's defaults.
     public var sampling: SamplingDefaults?

@@ -195,7 +195,7 @@ final class LocalRuntime: Sendable {
 
     /// One engine's KV-cache bytes: keys and values, for every layer, at every position.
     static func kvCacheBytes(config: ModelDescription, configuration: LocalLanguageModel.Executor.Configuration) throws -> Int {
-        let factors = [2, config.blockCount, configuration.contextSize, config.kvLength, configuration.kvCacheType.elementSize]
+        let factors = [2, config.blockCount, configuration.contextSize, configuration.kvCacheType.rowBytes(elements: config.kvLength)]
         var total = 1
         for f in factors {
             let (product, overflow) = total.multipliedReportingOverflow(by: f)

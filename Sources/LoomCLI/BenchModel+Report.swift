@@ -17,8 +17,11 @@ extension BenchModel {
         let bandwidth: Double
         let isa: String
         let blas: String
+        /// Bytes one position takes in the KV cache: keys and values, every layer, at the run's type.
+        let kvBytesPerToken: Int
 
-        init(model: Model, threads: Int) {
+        init(model: Model, threads: Int, kv: KVCacheType) {
+            kvBytesPerToken = 2 * model.config.blockCount * kv.rowBytes(elements: model.config.kvLength)
             let tied = model.file.tensor(named: "output.weight") == nil
             weightBytes = model.file.tensors.reduce(0) { sum, t in
                 sum + (t.name == "token_embd.weight" && !tied ? t.byteCount / max(t.rowCount, 1) : t.byteCount)
@@ -38,6 +41,7 @@ extension BenchModel {
             ("tg", .object(JSONObject([("tokens", .number(JSONNumber(tg))), ("tok_s", stats(samples.tgRates))]))),
             ("ttft_ms", stats(samples.ttfts)),
             ("weight_bytes_per_token", .number(JSONNumber(machine.weightBytes))),
+            ("kv", .string(settings.kv.rawValue)), ("kv_bytes_per_token", .number(JSONNumber(machine.kvBytesPerToken))),
             ("weight_gbps", .number(JSONNumber(Double(machine.weightBytes) * median(samples.tgRates) / 1e9))),
             ("read_bandwidth_gbps", .number(JSONNumber(machine.bandwidth))),
             ("peak_rss_mb", .number(JSONNumber(machine.peakRSS))),
@@ -68,6 +72,7 @@ extension BenchModel {
             \(guidedLines)\
             weights per token \(format(weightBytes / 1e6)) MB: \(format(weightBytes * median(samples.tgRates) / 1e9)) GB/s \
             of \(format(machine.bandwidth)) GB/s read bandwidth; peak RSS \(format(machine.peakRSS)) MB
+            KV cache \(settings.kv.rawValue): \(machine.kvBytesPerToken) bytes per token
 
             """
     }

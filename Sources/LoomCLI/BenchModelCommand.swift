@@ -8,7 +8,7 @@ import Engine
 /// One warm-up repetition is not counted. Token ids follow llamacpp_bench.py's sequences.
 enum BenchModel {
     static let usage = """
-        usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16] [--engine E]
+        usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16|q8_0] [--engine E]
                           [--schema FILE] [--prefix N [--turns T] [--no-prefix-reuse]] [--json]
                loom bench [-m MODEL] --concurrency N[,N…] [--schema FILE] [--prompt-tokens N] [--tg N] [-t N] [--reps R] [--json]
                loom bench [-m MODEL] --speculate --task extract|rewrite|free [--prompts FILE] [--speculate-max K] [-t N] [--reps R] [--json]
@@ -17,7 +17,7 @@ enum BenchModel {
           --tg N             tokens generated from an empty context (default 128)
           -t, --threads N    kernel threads (default 2)
           --reps R           measured repetitions after one warm-up (default 5)
-          --kv T             KV cache element type (default f32)
+          --kv T             KV cache element type: f32 (default), f16 or q8_0
           --engine E         sequential (default) or pipelined: tg runs through that engine's
                              generation loop (greedy; the consumer detokenizes each token)
           --schema FILE      also measure guided tg: a session asked for the schema's JSON greedily
@@ -114,7 +114,7 @@ enum BenchModel {
         if args.has("no-prefix-reuse") || args.value("turns") != nil { throw UsageError("--turns and --no-prefix-reuse go with --prefix") }
 
         let samples = try await measure(model: model, modelPath: args.modelPath, settings, schemaPath: args.value("schema"), json: args.has("json"))
-        let machine = MachineFigures(model: model, threads: settings.threads)
+        let machine = MachineFigures(model: model, threads: settings.threads, kv: settings.kv)
         if args.has("json") {
             StandardOutput.write(jsonReport(file: file, settings, samples, machine).serialized() + "\n")
         } else {
@@ -139,11 +139,7 @@ enum BenchModel {
             guard engine == "sequential" || engine == "pipelined" else {
                 throw UsageError("--engine must be sequential or pipelined, got '\(engine)'")
             }
-            switch args.value("kv") ?? "f32" {
-            case "f32": kv = .f32
-            case "f16": kv = .f16
-            case let other: throw UsageError("--kv must be f32 or f16, got '\(other)'")
-            }
+            kv = try EngineOptions.kvCacheType(args, default: .f32)
         }
     }
 }

@@ -12,7 +12,7 @@ enum ChatCommand: LoomCommand {
     static let name = "chat"
     static let summary = "talk to a model (streaming REPL through LanguageModelSession)"
     static let usage = """
-        usage: loom chat [-m MODEL] [--system TEXT] [--engine E] [-t N] [--context N] [--kv f16|f32]
+        usage: loom chat [-m MODEL] [--system TEXT] [--engine E] [-t N] [--context N] [--kv f16|f32|q8_0]
                          [--greedy | --temperature T --top-k K --top-p P --seed S] [-n N] [--schema FILE]
                          [--no-speculate | --speculate-max K] [--prompt-cache DIR [--prompt-cache-budget MIB]]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
@@ -21,7 +21,7 @@ enum ChatCommand: LoomCommand {
                              free text, sequential when a schema needs the grammar)
           -t, --threads N    kernel threads (default 2)
           -c, --context N    context size in tokens: prompt plus answer (default 2048; --ctx also accepted)
-          --kv f16|f32       KV cache element type (default f16)
+          --kv f16|f32|q8_0  KV cache element type (default f16)
           --greedy           argmax decoding
           --temperature T, --top-k K, --top-p P, --seed S   sampling (defaults: llama.cpp's)
           -n, --max-tokens N answer length cap per turn
@@ -85,12 +85,7 @@ enum ChatCommand: LoomCommand {
         guard threads >= 1 else { throw UsageError("--threads must be at least 1") }
         let context = try args.int("context", default: 2048)
         guard context >= 16 else { throw UsageError("--context must be at least 16") }
-        let kv: KVCacheType
-        switch args.value("kv") ?? "f16" {
-        case "f16": kv = .f16
-        case "f32": kv = .f32
-        case let other: throw UsageError("--kv must be f16 or f32, got '\(other)'")
-        }
+        let kv = try EngineOptions.kvCacheType(args, default: .f16)
         var sampling = SamplingDefaults()
         let sampled = ["temperature", "top-k", "top-p", "seed"].contains { args.value($0) != nil }
         if args.has("greedy") {

@@ -8,7 +8,7 @@ enum EngineOptions {
     static let usage = """
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --ids "1 2 3"      token ids (space- or comma-separated), evaluated as given (no BOS)
-          --kv f32|f16       KV cache element type (default f32: exact)
+          --kv f32|f16|q8_0  KV cache element type (default f32: exact)
           -t, --threads N    kernel threads (default 2)
           -c, --context N    KV cache positions (default: enough for the run; --ctx also accepted)
 
@@ -32,17 +32,21 @@ enum EngineOptions {
 
     /// The engine settings of `args`: `--kv`, `-t`, `--context` (default: `positions`).
     static func configuration(_ args: Arguments, positions: Int) throws -> TransformerConfiguration {
-        let kv: KVCacheType
-        switch args.value("kv") ?? "f32" {
-        case "f32": kv = .f32
-        case "f16": kv = .f16
-        case let other: throw UsageError("--kv must be f32 or f16, got '\(other)'")
-        }
+        let kv = try kvCacheType(args, default: .f32)
         let threads = try args.int("threads", default: 2)
         guard threads >= 1 else { throw UsageError("--threads must be at least 1") }
         let context = try args.int("context") ?? max(positions, 1)
         guard context >= 1 else { throw UsageError("--context must be positive") }
         return TransformerConfiguration(threads: threads, contextLength: context, kvCacheType: kv)
+    }
+
+    /// `--kv`: a `KVCacheType` raw value (`f32`, `f16`, `q8_0`), or `fallback` when absent.
+    static func kvCacheType(_ args: Arguments, default fallback: KVCacheType) throws(UsageError) -> KVCacheType {
+        guard let raw = args.value("kv") else { return fallback }
+        guard let kv = KVCacheType(rawValue: raw) else {
+            throw UsageError("--kv must be one of \(KVCacheType.allCases.map(\.rawValue).joined(separator: ", ")), got '\(raw)'")
+        }
+        return kv
     }
 
     /// A float as JSON, at full precision (shortest text that reads back as the same Float).

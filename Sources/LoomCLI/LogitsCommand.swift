@@ -7,18 +7,27 @@ enum LogitsCommand: LoomCommand {
     static let name = "logits"
     static let summary = "print the top logits after each of the given token ids"
     static let usage = """
-        usage: loom logits [-m MODEL] --ids "1 2 3" [--top K] [--full-last] [--kv f32|f16] [--json]
+        usage: loom logits [-m MODEL] --ids "1 2 3" [--top K] [--full-last] [--kv f32|f16|q8_0] [--json]
+               loom logits [-m MODEL] --reference FILE [--kv f32|f16|q8_0]
         \(EngineOptions.usage)  --top K            logits per position, sorted descending, ties by lower id (default 8)
           --full-last        also print every logit of the last position
           --json             {"positions": [{"pos", "input_id", "top_ids", "top_logits", "logsumexp"}],
                               "full_logits_last_position": [...]} (the last key with --full-last)
+          --reference FILE   instead: evaluate an exact reference file's ids (../shared/reference/*.json)
+                             and print how far the logits are from it: {"positions", "max_abs",
+                             "mean_abs", "max_abs_top4", "top1_agreeing", "top1_confident"}
 
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, flags: ["json", "full-last"], options: EngineOptions.options.union(["top"]),
-                                 aliases: EngineOptions.aliases)
+        let args = try Arguments(arguments, flags: ["json", "full-last"],
+                                 options: EngineOptions.options.union(["top", "reference"]), aliases: EngineOptions.aliases)
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        if let reference = args.value("reference") {
+            let model = try Model(path: args.modelPath)
+            StandardOutput.write(try deviation(reference: reference, args: args, model: model).json + "\n")
+            return
+        }
         guard let ids = try EngineOptions.ids(args), !ids.isEmpty else { throw UsageError("--ids is required") }
         let top = try args.int("top", default: 8)
         guard top >= 1 else { throw UsageError("--top must be at least 1") }

@@ -106,7 +106,17 @@ enum RunCommand: LoomCommand {
                         StandardOutput.write("\n")
                     }
                 }
-                if json { StandardOutput.write(report(text: text, content: content, entries: entries).serialized() + "\n") }
+                if json {
+                    var document = report(text: text, content: content, entries: entries)
+                    if options.logProbabilities != nil, case .object(var object) = document {
+                        let last = entries.last { if case .response = $0 { return true }; return false }
+                        var list: [TokenLogProbability] = []
+                        if case .response(let response)? = last { list = response.logProbabilities ?? [] }
+                        object["logprobs"] = .array(list.map(\.jsonValue))
+                        document = .object(object)
+                    }
+                    StandardOutput.write(document.serialized() + "\n")
+                }
             } catch let error as LanguageModelError {
                 throw RuntimeError(error.debugDescription)
             } catch let error as LocalLanguageModelError {

@@ -157,7 +157,7 @@ import Testing
                                         block_table: nil, block_size: 0, window: 0)
             #expect(loom_attention(&d, q, &out, 1, 0, 3, &scratch) == -1)  // 3 heads over 2 KV heads
             d.n_head = 4
-            d.kv_type = 8  // Q8_0 caches are not supported
+            d.kv_type = 8  // Q8_0 needs heads of whole 32-value blocks; these have 8
             #expect(loom_attention(&d, q, &out, 1, 0, 4, &scratch) == -1)
             d.kv_type = 0
             #expect(loom_attention(&d, q, &out, 1, 0, 5, &scratch) == -1)  // head range past n_head

@@ -50,7 +50,7 @@ import Testing
     @Test func `a thousand requests cancelled at random points all end and return every engine`() async throws {
         let description = try ModelDescription(file: GGUFFile(path: SharedData.stories))
         let context = 80
-        let engineBytes = 2 * description.blockCount * context * description.kvLength * KVCacheType.f16.elementSize
+        let engineBytes = 2 * description.blockCount * context * KVCacheType.f16.rowBytes(elements: description.kvLength)
         // Automatic: free text runs on the pipelined producer thread, schemas on the sequential
         // engine under a grammar, both from the same pool.
         let model = LocalLanguageModel(path: SharedData.stories, variant: .automatic, contextSize: context, threads: 1,

@@ -20,7 +20,7 @@ import Testing
     /// hyper-parameters (2 tables × layers × positions × KV width × 2 bytes).
     static func engineBytes(context: Int = context) throws -> Int {
         let description = try ModelDescription(file: GGUFFile(path: SharedData.stories))
-        return 2 * description.blockCount * context * description.kvLength * KVCacheType.f16.elementSize
+        return 2 * description.blockCount * context * KVCacheType.f16.rowBytes(elements: description.kvLength)
     }
 
     static func model(budget: Int?, timeout: Duration? = nil, variant: LocalLanguageModel.Variant = .sequential) -> LocalLanguageModel {

@@ -60,7 +60,7 @@ import Testing
         // One thread per engine: 8 engines on a 2-core machine already oversubscribe it.
         let description = try ModelDescription(file: GGUFFile(path: SharedData.defaultModel))
         let context = 512
-        let engineBytes = 2 * description.blockCount * context * description.kvLength * KVCacheType.f16.elementSize
+        let engineBytes = 2 * description.blockCount * context * KVCacheType.f16.rowBytes(elements: description.kvLength)
         let engines = 8
         let model = LocalLanguageModel(path: SharedData.defaultModel, variant: .automatic, contextSize: context, threads: 1,
                                        kvCacheBudget: engines * engineBytes)

@@ -104,14 +104,34 @@ void loom_fp32_to_fp16_row(uint16_t *dst, const float *src, int64_t n);
 /// dst[i] = F32(src[i]), exact.
 void loom_fp16_to_fp32_row(float *dst, const uint16_t *src, int64_t n);
 
+// MARK: - KV cache rows (kv_quant.c)
+
+/// Bytes of one KV row of `n` elements of `kv_type`: 4n for LOOM_TYPE_F32, 2n for LOOM_TYPE_F16,
+/// 34 per 32 elements for LOOM_TYPE_Q8_0 (ggml's block: an F16 scale, then 32 int8). 0 when the
+/// type is not a KV type or `n` is not a whole number of its blocks.
+int64_t loom_kv_row_bytes(int32_t kv_type, int64_t n);
+
+/// Writes `n` F32 values into a KV row of `kv_type` at `dst` (loom_kv_row_bytes(kv_type, n)
+/// bytes): copied, rounded to F16 (nearest even), or quantized to Q8_0 blocks (per 32 values:
+/// d = max|x| / 127 rounded to F16, q = round(x / d) half away from zero, computed with the
+/// unrounded d as ggml does). Every tier writes bit-identical bytes. Returns 0, or -1 when
+/// loom_kv_row_bytes(kv_type, n) is 0.
+int loom_kv_store_row(int32_t kv_type, void *dst, const float *src, int64_t n);
+
+/// Q8_0 quantization of `n` values (a multiple of 32) at a given tier (tests compare tiers).
+void loom_kv_quantize_q8_0_isa(int isa, void *dst, const float *src, int64_t n);
+
 // MARK: - Attention over a KV cache (ops_attention.c)
 
 /// One layer's KV cache and head geometry.
 ///
-/// Layout: K and V are each [ctx][kv_stride] elements of `kv_type` (F32 or F16), position-major;
-/// KV head j of position p starts at element p * kv_stride + j * head_dim. kv_stride is usually
-/// n_kv_head * head_dim. Query head h reads KV head h / (n_head / n_kv_head) (grouped-query
-/// attention; n_head must be a multiple of n_kv_head).
+/// Layout: K and V are each [ctx][kv_stride] elements of `kv_type` (F32, F16 or Q8_0),
+/// position-major; KV head j of position p starts at element p * kv_stride + j * head_dim. A row
+/// takes loom_kv_row_bytes(kv_type, kv_stride) bytes; with Q8_0, head_dim and kv_stride must be
+/// multiples of 32, so every head is whole blocks, and the kernels dequantize inside the q·k
+/// products and the value accumulation. kv_stride is usually n_kv_head * head_dim. Query head h
+/// reads KV head h / (n_head / n_kv_head) (grouped-query attention; n_head must be a multiple
+/// of n_kv_head).
 ///
 /// Paged layout: when block_table is not NULL, k and v are pools of blocks of block_size rows,
 /// and logical position p of the sequence lives at row block_table[p / block_size] * block_size
@@ -120,7 +140,7 @@ typedef struct loom_attention_desc {
     int64_t n_head;
     int64_t n_kv_head;
     int64_t head_dim;
-    /// LOOM_TYPE_F32 (0) or LOOM_TYPE_F16 (1).
+    /// LOOM_TYPE_F32 (0), LOOM_TYPE_F16 (1) or LOOM_TYPE_Q8_0 (8).
     int32_t kv_type;
     int64_t kv_stride;
     const void *k;

@@ -121,7 +121,7 @@ public final class KVBlockPool {
     /// Blocks of `blockSize` positions that fit in `bytes` for this geometry (at least one).
     public static func blockCount(budgetBytes bytes: Int, type: KVCacheType, layers: Int, kvLength: Int,
                                   blockSize: Int) -> Int {
-        let perBlock = 2 * layers * kvLength * type.elementSize * blockSize
+        let perBlock = 2 * layers * type.rowBytes(elements: kvLength) * blockSize
         return max(1, bytes / max(perBlock, 1))
     }
 

@@ -11,9 +11,39 @@ public enum KVCacheType: String, Codable, Sendable, CaseIterable {
     case f32
     /// Half the memory; rounds every key and value to IEEE half (llama.cpp's default).
     case f16
+    /// 8.5 bits per value: ggml's Q8_0 blocks (per 32 values of one head an F16 scale and 32
+    /// int8), about 0.27 of F32. Needs a head dimension that is a multiple of 32 (`validate`).
+    case q8_0
 
-    /// Bytes per element.
-    public var elementSize: Int { self == .f32 ? 4 : 2 }
+    /// Values that share one scale: a row holds whole blocks (1 for the float types, 32 for Q8_0).
+    public var blockLength: Int { self == .q8_0 ? 32 : 1 }
+
+    /// Bytes of one row of `elements` values (a multiple of `blockLength`): what sizes every KV
+    /// table, since a Q8_0 value has no whole byte size (34 bytes per 32 values).
+    public func rowBytes(elements: Int) -> Int {
+        switch self {
+        case .f32: 4 * elements
+        case .f16: 2 * elements
+        case .q8_0: elements / 32 * 34
+        }
+    }
+
+    /// The `kv_type` the attention kernels take.
+    var kernelType: Int32 {
+        switch self {
+        case .f32: Int32(LOOM_TYPE_F32.rawValue)
+        case .f16: Int32(LOOM_TYPE_F16.rawValue)
+        case .q8_0: Int32(LOOM_TYPE_Q8_0.rawValue)
+        }
+    }
+
+    /// Throws unless this type can hold heads of `headDimension` values: Q8_0 blocks run along
+    /// a head, so a head must be whole blocks (stories260K's 8-value heads cannot be Q8_0).
+    public func validate(headDimension: Int) throws(EngineError) {
+        guard headDimension % blockLength == 0 else {
+            throw .invalidConfiguration("a \(rawValue) KV cache needs a head dimension that is a multiple of \(blockLength) (its blocks run along each head); this model's is \(headDimension)")
+        }
+    }
 }
 
 /// The keys and values of one sequence, for every layer, at positions `0..<count`.
@@ -58,7 +88,10 @@ public final class KVCache {
         guard layers > 0, kvLength > 0, capacity > 0 else {
             throw .invalidConfiguration("KV cache needs positive layers, width and capacity (\(layers), \(kvLength), \(capacity))")
         }
-        let (table, o1) = capacity.multipliedReportingOverflow(by: kvLength * type.elementSize)
+        guard kvLength % type.blockLength == 0 else {
+            throw .invalidConfiguration("a \(type.rawValue) KV row of \(kvLength) values is not whole blocks of \(type.blockLength)")
+        }
+        let (table, o1) = capacity.multipliedReportingOverflow(by: type.rowBytes(elements: kvLength))
         let (total, o2) = table.multipliedReportingOverflow(by: 2 * layers)
         guard !o1, !o2 else { throw .invalidConfiguration("KV cache of \(capacity) positions is too large") }
         self.type = type
@@ -99,19 +132,10 @@ public final class KVCache {
     /// `position` must be below `capacity`; it becomes valid once `commit(through:)` covers it.
     public func store(layer: Int, position: Int, key: UnsafePointer<Float>, value: UnsafePointer<Float>) {
         precondition(layer >= 0 && layer < layerCount && position >= 0 && position < capacity)
-        let offset = position * kvLength
-        switch type {
-        case .f32:
-            (mutableKeys(layer: layer).assumingMemoryBound(to: Float.self) + offset).update(from: key, count: kvLength)
-            (mutableValues(layer: layer).assumingMemoryBound(to: Float.self) + offset).update(from: value, count: kvLength)
-        case .f16:
-            let k = mutableKeys(layer: layer).assumingMemoryBound(to: UInt16.self) + offset
-            let v = mutableValues(layer: layer).assumingMemoryBound(to: UInt16.self) + offset
-            for i in 0..<kvLength {
-                k[i] = loom_fp32_to_fp16(key[i])
-                v[i] = loom_fp32_to_fp16(value[i])
-            }
-        }
+        let offset = position * positionBytes, t = type.kernelType, n = Int64(kvLength)
+        // Row lengths were checked against the type at init, so the kernel cannot refuse them.
+        _ = loom_kv_store_row(t, mutableKeys(layer: layer) + offset, key, n)
+        _ = loom_kv_store_row(t, mutableValues(layer: layer) + offset, value, n)
     }
 
     /// Marks positions `0..<newCount` valid after a forward pass stored them in every layer.
@@ -130,7 +154,7 @@ public final class KVCache {
     public func reset() { count = 0 }
 
     /// Bytes one position occupies in one layer's key table (the value table is the same size).
-    var positionBytes: Int { kvLength * type.elementSize }
+    public var positionBytes: Int { type.rowBytes(elements: kvLength) }
 
     /// Bytes of keys and values that `count` positions hold across every layer.
     public func byteCount(positions: Int) -> Int { 2 * layerCount * positions * positionBytes }

@@ -22,7 +22,7 @@ public struct KVFootprint: Sendable, Equatable {
         localLayers = config.localLayerCount
         globalLayers = config.blockCount - localLayers
         window = localLayers > 0 ? config.slidingWindow : 0
-        bytesPerLayerToken = 2 * config.kvLength * type.elementSize
+        bytesPerLayerToken = 2 * type.rowBytes(elements: config.kvLength)
     }
 
     /// Bytes every position costs in the global layers together.

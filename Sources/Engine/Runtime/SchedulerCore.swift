@@ -85,9 +85,9 @@ final class SchedulerCore: @unchecked Sendable {
         // Local layers: every sequence's window, and as many blocks again to keep ended
         // sequences' last windows cached for the next turn.
         var localBlocks = split ? min(2 * localBlocksPerSequence * policy.maxSequences, maxBlocks * policy.maxSequences) : 0
-        let localBlockBytes = 2 * locals * c.kvLength * type.elementSize * bs
+        let localBlockBytes = 2 * locals * type.rowBytes(elements: c.kvLength) * bs
         let budget = policy.kvBudgetBytes
-            ?? 2 * globals * c.kvLength * type.elementSize * maxBlocks * bs * policy.maxSequences + localBlocks * localBlockBytes
+            ?? 2 * globals * type.rowBytes(elements: c.kvLength) * maxBlocks * bs * policy.maxSequences + localBlocks * localBlockBytes
         func globalBlocks() -> Int {
             KVBlockPool.blockCount(budgetBytes: budget - localBlocks * localBlockBytes, type: type, layers: globals,
                                    kvLength: c.kvLength, blockSize: bs)

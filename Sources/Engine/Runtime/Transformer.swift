@@ -35,6 +35,7 @@ public final class Transformer {
         let context = configuration.contextLength ?? min(c.contextLength, 4096)
         guard context > 0 else { throw .invalidConfiguration("context length \(context) must be positive") }
         guard configuration.maxBatch > 0 else { throw .invalidConfiguration("maxBatch \(configuration.maxBatch) must be positive") }
+        try configuration.kvCacheType.validate(headDimension: c.headDimension)
         guard let family = ModelArchitectures.named(c.architecture) as? any TransformerFamily.Type else {
             throw .invalidConfiguration("architecture '\(c.architecture)' has no forward pass")
         }
@@ -84,8 +85,9 @@ public final class Transformer {
     /// A new empty KV cache sized for this transformer (`contextLength` positions).
     public func makeCache(type: KVCacheType? = nil) throws(EngineError) -> KVCache {
         let c = model.config
-        return try KVCache(type: type ?? configuration.kvCacheType, layers: c.blockCount, kvLength: c.kvLength,
-                           capacity: contextLength)
+        let type = type ?? configuration.kvCacheType
+        try type.validate(headDimension: c.headDimension)
+        return try KVCache(type: type, layers: c.blockCount, kvLength: c.kvLength, capacity: contextLength)
     }
 
     /// Which logits a forward pass computes.
@@ -186,7 +188,7 @@ public final class Transformer {
     {
         let c = model.config
         var d = attention
-        d.kv_type = Int32(cache.type == .f16 ? LOOM_TYPE_F16.rawValue : LOOM_TYPE_F32.rawValue)
+        d.kv_type = cache.type.kernelType
         d.block_size = Int64(blockSize)
         return BlockPass(path: path, n: n, start: start, state: state, plan: plan, weights: model.weights, pool: pool,
                          cache: cache, localCache: localCache, batch: batch, rope: UnsafePointer(rope), attention: d, maxPositions: contextLength,

@@ -15,7 +15,7 @@ public struct TransformerConfiguration: Codable, Sendable, Equatable {
     ///   - threads: kernel threads (default 2).
     ///   - maxBatch: tokens per forward pass (default 64).
     ///   - contextLength: KV capacity (default: the model's, at most 4096).
-    ///   - kvCacheType: `.f32` (exact, the default) or `.f16`.
+    ///   - kvCacheType: `.f32` (exact, the default), `.f16` or `.q8_0` (heads a multiple of 32 values).
     public init(threads: Int = 2, maxBatch: Int = 64, contextLength: Int? = nil, kvCacheType: KVCacheType = .f32) {
         self.threads = threads
         self.maxBatch = maxBatch

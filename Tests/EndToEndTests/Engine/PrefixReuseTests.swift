@@ -13,7 +13,7 @@ import Testing
 
     /// A scheduler whose prompts go in chunks of 8 (aligned with the 16-position blocks).
     private func scheduler(_ kv: KVCacheType = .f32, budgetPositions: Int? = nil) throws -> Scheduler {
-        let bytes = budgetPositions.map { 2 * model.config.blockCount * model.config.kvLength * kv.elementSize * $0 }
+        let bytes = budgetPositions.map { 2 * model.config.blockCount * kv.rowBytes(elements: model.config.kvLength) * $0 }
         return try Scheduler(model: model,
                              configuration: TransformerConfiguration(threads: 1, contextLength: 128, kvCacheType: kv),
                              policy: SchedulerPolicy(maxSequences: 2, prefillChunk: 8, maxPrefillTokensPerStep: 8,
@@ -22,7 +22,8 @@ import Testing
 
     /// A system prompt evaluated by one engine serves another; the logits equal a cold
     /// evaluation's bit for bit, and generation after the reuse continues exactly as cold.
-    @Test(arguments: KVCacheType.allCases)
+    // stories260K's heads are 8 values, too short for Q8_0 blocks: QuantizedKVCacheTests runs Q8_0.
+    @Test(arguments: [KVCacheType.f32, .f16])
     func sharedPrefixServesAnotherEngine(kv: KVCacheType) throws {
         let shared = try scheduler(kv)
         let system = RuntimeFixtures.prompt(32, vocabulary: vocab)

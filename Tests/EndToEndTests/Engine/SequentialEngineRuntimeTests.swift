@@ -14,7 +14,8 @@ import Testing
     /// batches aligned to the shared prefix (maxBatch 8, a 40-token prefix) both runs push the
     /// same batches through the same kernels, so the logits are bitwise equal; with other splits
     /// a batched pass may round differently (sgemm vs quantized dot products), within 1e-4.
-    @Test(arguments: KVCacheType.allCases)
+    // stories260K's heads are 8 values, too short for Q8_0 blocks: QuantizedKVCacheTests runs Q8_0.
+    @Test(arguments: [KVCacheType.f32, .f16])
     func prefixReuseIsExact(kv: KVCacheType) throws {
         let config = TransformerConfiguration(threads: 2, maxBatch: 8, contextLength: 128, kvCacheType: kv)
         let shared = RuntimeFixtures.prompt(40, vocabulary: vocab)

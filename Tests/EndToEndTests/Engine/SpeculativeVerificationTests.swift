@@ -37,23 +37,24 @@ import Testing
     }
 
     /// Accept two of five proposals, roll back the other three, and go on with a different
-    /// token: the logits equal those of a sequence that only ever saw the accepted tokens.
-    @Test(arguments: models)
-    func rollingBackARejectedTailLeavesNoTrace(path: String) throws {
+    /// token: the logits equal those of a sequence that only ever saw the accepted tokens (also
+    /// with a Q8_0 cache, whose rolled-back rows are whole blocks that are simply rewritten).
+    @Test(arguments: models, [KVCacheType.f32, .q8_0])
+    func rollingBackARejectedTailLeavesNoTrace(path: String, kv: KVCacheType) throws {
         let model = try ModelStore.shared.model(path: path)
         let vocab = model.config.vocabularySize
         let prompt = RuntimeFixtures.prompt(29, vocabulary: vocab, salt: 1)
         let run = RuntimeFixtures.prompt(6, vocabulary: vocab, salt: 5)
         let correction = Int32((Int(run[3]) + 1) % vocab)
 
-        let speculative = try SequentialEngine(model: model, configuration: config(.f32))
+        let speculative = try SequentialEngine(model: model, configuration: config(kv))
         try speculative.prefill(prompt)
         _ = try speculative.verify(run)
         speculative.rollback(3)
         let after = Array(try speculative.step(correction))
         let next = Array(try speculative.verify([run[0], run[1]]))
 
-        let plain = try SequentialEngine(model: model, configuration: config(.f32))
+        let plain = try SequentialEngine(model: model, configuration: config(kv))
         try plain.prefill(prompt)
         for t in run.prefix(3) { _ = try plain.step(t) }
         #expect(Array(try plain.step(correction)) == after)
