@@ -259,7 +259,7 @@ extension GrammarAutomaton {
 
     private func stringConsume(_ spec: StringSpec, _ st: Int32, _ b: UInt8) -> Int32 {
         var a = aux[Int(st)]
-        let tracksValue = !spec.dfas.isEmpty
+        let tracksValue = spec.tracksValue
         switch a[sPhase] {
         case pOpen:
             guard b == 0x22 else { return -1 }

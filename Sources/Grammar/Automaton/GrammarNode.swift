@@ -40,6 +40,11 @@ struct StringSpec: Sendable, Hashable {
     var maxLength = -1
     /// DFAs (indexes into `Grammar.dfas`) that the decoded UTF-8 bytes must all end accepting.
     var dfas: [Int32] = []
+
+    /// Whether the frame decodes `\u` escapes into code points: needed to feed patterns, and to
+    /// count a surrogate pair (`\ud83d\ude00`) as the one code point it is toward the length
+    /// bounds. A frame that decodes admits an escaped surrogate only as half of a pair.
+    var tracksValue: Bool { !dfas.isEmpty || maxLength >= 0 || minLength > 0 }
 }
 
 /// A JSON number terminal with constraints checked exactly on its literal text.
