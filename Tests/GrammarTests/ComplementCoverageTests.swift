@@ -6,7 +6,8 @@ import Testing
 /// Constructs compiled exactly through complements and membership checks, each on MaskBench
 /// schemas that use it, replayed with their own valid and invalid instances (strict recognition):
 /// the complement of `oneOf` (no branch holds, or two do), of `items` (some item fails: `contains`
-/// of the complement), and `enum`/`const` members that are objects or arrays beside object and
+/// of the complement), of `properties`/`patternProperties`/`additionalProperties` (some member
+/// breaks them), and `enum`/`const` members that are objects or arrays beside object and
 /// array keywords (each member checked against them).
 @Suite struct ComplementCoverageTests {
     /// MaskBench rows by id.
@@ -30,6 +31,15 @@ import Testing
         "Github_medium---o55361",
         "JsonSchemaStore---grunt-watch-task",
     ]
+    /// The complement of `properties` beside `additionalProperties`, and of `patternProperties`:
+    /// some member breaks them (directly, and as `oneOf` branches that may overlap).
+    static let notMemberKeywords = [
+        "Github_trivial---o10020",
+        "Synthesized---draft2019_09_valid_additionalProperties_id11_subschema1_not_2",
+        "Synthesized---draft2019_09_valid_patternProperties_id3_subschema1_not_2",
+        "Synthesized---draft2019_09_valid_patternProperties_id11_subschema1_not_2",
+        "Handwritten---pnmp10",
+    ]
     static let containerEnums = [
         "Synthesized---draft2019_09_nonvalid_additionalProperties_id10_subschema1_not_2",
         "Synthesized---draft2019_09_nonvalid_allOf_id2_subschema1_not_2",
@@ -39,7 +49,7 @@ import Testing
         "Synthesized---draft4_nonvalid_oneOf_id9_subschema1_not_2",
     ]
 
-    @Test(arguments: notOneOf + notItems + containerEnums)
+    @Test(arguments: notOneOf + notItems + notMemberKeywords + containerEnums)
     func suiteInstancesAgree(id: String) throws {
         let row = try #require(Self.maskbench[id], "\(id) not in maskbench-dev.jsonl")
         let schema = try #require(row["schema"])
@@ -52,6 +62,20 @@ import Testing
             let valid = try #require(tc["valid"]?.boolValue)
             #expect(Replay.accepts(g, text) == valid, "\(id) valid=\(valid): \(text)")
         }
+    }
+
+    /// A member breaking `additionalProperties: false` or a pattern's schema is what the
+    /// complement needs; an object without one is refused at its closing brace.
+    @Test func complementOfMemberKeywordsNeedsABreakingMember() throws {
+        let g = try Grammar(jsonSchema: #"{"not":{"properties":{"a":{"type":"integer"}},"patternProperties":{"^x":{"type":"string"}},"additionalProperties":false}}"#,
+                            options: .recognition)
+        #expect(!Replay.accepts(g, #"{"a":1}"#))
+        #expect(!Replay.accepts(g, #"{"a":1,"x1":"s"}"#))
+        #expect(Replay.accepts(g, #"{"a":"one"}"#))
+        #expect(Replay.accepts(g, #"{"a":1,"x1":2}"#))
+        #expect(Replay.accepts(g, #"{"b":1}"#))
+        #expect(Replay.accepts(g, "[]"))
+        #expect(!Replay.accepts(g, "{}"))
     }
 
     /// Generation writes an object enum member as its literal only when it satisfies the keywords

@@ -93,6 +93,16 @@ struct ObjectSpec: Sendable, Hashable {
     var dependencyKeys: [Int] = []
     /// `not: {required: [...]}`: these member sets must not all be present.
     var forbiddenTogether: [[Int]] = []
+    /// A member the object must have at least once (the complement of `properties`,
+    /// `patternProperties` or `additionalProperties`: some member breaks them). Witnesses are
+    /// counted in one more seen bit, after the declared members' bits.
+    var needsWitness = false
+    /// Declared members that are witnesses too: the member index, and the node for the member
+    /// with a value that also satisfies the witness.
+    var witnessDeclared: [Int] = []
+    var witnessDeclaredNodes: [Int32] = []
+    /// Extra members that are witnesses.
+    var witnessExtraMembers: [Int32] = []
     /// Generation preference: declared members only in schema order (extra members after them).
     var schemaOrder = false
     /// Whether JSON whitespace is allowed between the object's tokens.

@@ -43,6 +43,13 @@ extension JSONSchemaCompiler {
                 for d in deps where o[d] == nil { return false }
             }
             for set in f.notRequired where set.allSatisfy({ o[$0] != nil }) { return false }
+            for w in f.memberWitnesses {
+                var found = false
+                for (name, member) in o.members where try witnessKeyAdmitted(w, name) {
+                    if try admits(member, [w.value]) { found = true; break }
+                }
+                if !found { return false }
+            }
             for (name, member) in o.members {
                 if !f.propertyNames.isEmpty, try !admits(.string(name), f.propertyNames) { return false }
                 // As for generated members: `properties` and matching `patternProperties` apply to

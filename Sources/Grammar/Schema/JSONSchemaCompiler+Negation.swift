@@ -97,17 +97,27 @@ extension JSONSchemaCompiler {
                 case "exclusiveMaximum":
                     if case .bool = v { continue }
                     parts.append(obj([("type", "number"), ("$loom.min", .array([v, false]))]))
-                case "properties":
-                    if let a = o["additionalProperties"], a != .bool(true) { throw fail(k, "the complement of properties with additionalProperties is not supported") }
-                    if o["patternProperties"] != nil { throw fail(k, "the complement of properties with patternProperties is not supported") }
-                    guard case .object(let props) = v else { continue }
+                case "properties", "patternProperties", "additionalProperties":
+                    // The three together, once: some member breaks them. `additionalProperties`
+                    // covers the keys the other two leave.
+                    if k != "properties" && o["properties"] != nil { continue }
+                    if k == "additionalProperties" && o["patternProperties"] != nil { continue }
+                    let props = o["properties"]?.objectValue ?? JSONObject()
+                    let patterns = o["patternProperties"]?.objectValue ?? JSONObject()
                     for (name, s) in props {
                         parts.append(obj([("type", "object"), ("required", .array([.string(name)])),
                                           ("properties", obj([(name, obj([("not", s)]))]))]))
                     }
-                case "additionalProperties":
-                    if v == .bool(true) || o["properties"] != nil { continue }
-                    throw fail(k, "the complement of additionalProperties is not supported")
+                    for (re, s) in patterns {
+                        parts.append(obj([("type", "object"),
+                                          ("$loom.someMember", obj([("pattern", .string(re)), ("value", obj([("not", s)]))]))]))
+                    }
+                    if let a = o["additionalProperties"], a != .bool(true) {
+                        let names = JSONValue.array(props.keys.map { .string($0) })
+                        let excluded = JSONValue.array(patterns.keys.map { .string($0) })
+                        parts.append(obj([("type", "object"),
+                                          ("$loom.someMember", obj([("names", names), ("notPatterns", excluded), ("value", obj([("not", a)]))]))]))
+                    }
                 case "items" where v != .bool(true):
                     // Some item fails the items schema: `contains` of its complement. Exact only
                     // where `items` covers every item (a schema, with no prefix in front of it).
@@ -123,7 +133,7 @@ extension JSONSchemaCompiler {
                     if v == .bool(false) { continue }
                     throw fail(k, "the complement of uniqueItems is not supported")
                 default:
-                    if k.hasPrefix("$loom.") || ["if", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas",
+                    if k.hasPrefix("$loom.") || ["if", "dependencies", "dependentRequired", "dependentSchemas",
                                                   "multipleOf", "contains", "propertyNames", "$dynamicRef", "$recursiveRef"].contains(k) {
                         throw fail(k, "the complement of \(k) is not supported")
                     }
