@@ -19,7 +19,8 @@
 /// forms and `multipleOf`, decided on the literal text as exact decimals, `allOf` (folded),
 /// `anyOf`, `oneOf` (alternatives made exclusive: branch *i* and the complement of every branch
 /// not provably disjoint from it), `not` (pushed inward by De Morgan down to `type`, `enum`/`const`,
-/// `required`, `pattern`, `format`, length/size/number bounds and `properties`; `not items` is
+/// `required`, `pattern`, `format`, length/size/number bounds, `properties`, `patternProperties`
+/// and `additionalProperties` (an object holding at least one member that breaks them); `not items` is
 /// "some item fails", a `contains` of the complement; `not oneOf` is "no branch holds, or two
 /// do", where pairs of provably disjoint branches drop out), `if`/`then`/`else`
 /// (when `if` has an exact complement), `$ref`/`$defs`/`definitions` with recursion, `$id`/`$anchor`
@@ -34,9 +35,9 @@
 ///
 /// **Refused** (typed `GrammarError` with keyword and JSON pointer; `lenient` ignores them with a
 /// warning): `$dynamicRef`/`$recursiveRef` with dynamic anchors, `uniqueItems` over infinite
-/// domains, complements of `items` behind a prefix, `patternProperties`, `additionalProperties`,
-/// `multipleOf`, `if`, `contains`, `propertyNames`, and of `oneOf` with more than 64 overlapping
-/// branch pairs,
+/// domains, complements of `items` behind a prefix, `multipleOf`, `if`, `contains`,
+/// `propertyNames`, of two member-keyword groups in one object, and of `oneOf` with more than 64
+/// overlapping branch pairs,
 /// overlapping `oneOf` branches without an exact complement, `format` values that validators
 /// assert but a regular language cannot (`regex`, `idn-hostname`, `idn-email`; `hostname` in
 /// recognition, where IDNA A-labels cannot be checked), custom metaschemas requiring unknown vocabularies,
