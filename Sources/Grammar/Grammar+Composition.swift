@@ -104,6 +104,8 @@ extension GrammarBuilder {
             case .object(var o):
                 o.members = o.members.map(n)
                 o.extraMembers = o.extraMembers.map(n)
+                o.witnessDeclaredNodes = o.witnessDeclaredNodes.map(n)
+                o.witnessExtraMembers = o.witnessExtraMembers.map(n)
                 mapped = .object(o)
             case .array(var a):
                 a.prefix = a.prefix.map(n)

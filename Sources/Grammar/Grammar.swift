@@ -80,10 +80,13 @@ public final class Grammar: Sendable, CustomStringConvertible {
                 if let a = s.allowed { parts.append("in " + a.map(\.text).joined(separator: ",")) }
                 body = "json-number{\(parts.joined(separator: ", "))}"
             case .object(let o):
-                kids = o.members + o.extraMembers
+                kids = o.members + o.extraMembers + o.witnessDeclaredNodes + o.witnessExtraMembers
                 var parts = ["members: " + o.members.map(name).joined(separator: " ")]
                 if !o.required.isEmpty { parts.append("required: " + o.required.map { name(o.members[$0]) }.joined(separator: " ")) }
                 if !o.extraMembers.isEmpty { parts.append("extra: " + o.extraMembers.map(name).joined(separator: " ")) }
+                if o.needsWitness {
+                    parts.append("some member of: " + (o.witnessDeclaredNodes + o.witnessExtraMembers).map(name).joined(separator: " "))
+                }
                 if o.minProperties > 0 || o.maxProperties >= 0 { parts.append("count \(o.minProperties)..\(o.maxProperties < 0 ? "" : String(o.maxProperties))") }
                 body = "json-object{" + parts.joined(separator: "; ") + "}"
             case .array(let a):

@@ -5,7 +5,7 @@ extension GrammarAutomaton {
         let unbounded: Int32
         /// Characters the frame may still take.
         let budget: Int
-        /// Whether the frame decodes its value (it has patterns), which changes how `\u` escapes count.
+        /// Whether the frame decodes its value (`StringSpec.tracksValue`), which changes how `\u` escapes count.
         let tracksValue: Bool
     }
 
@@ -34,6 +34,6 @@ extension GrammarAutomaton {
         let frame = push(stNode[Int(s)], internAux(a), GrammarAutomaton.sentinel)
         let unbounded = internCfg([frame], false)
         guard unbounded >= 0 else { return nil }
-        return LengthBudgetSplit(unbounded: unbounded, budget: budget, tracksValue: !spec.dfas.isEmpty)
+        return LengthBudgetSplit(unbounded: unbounded, budget: budget, tracksValue: spec.tracksValue)
     }
 }

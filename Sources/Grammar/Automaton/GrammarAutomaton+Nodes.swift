@@ -28,7 +28,7 @@ extension GrammarAutomaton {
         case .number:
             return internAux([0])
         case .object(let o):
-            return internAux([0, 0, -1] + Array(repeating: 0, count: (o.members.count + 31) / 32))
+            return internAux([0, 0, -1] + Array(repeating: 0, count: (o.members.count + (o.needsWitness ? 1 : 0) + 31) / 32))
         case .array(let a):
             // Slot 2 counts items matching `contains`.
             return internAux([0, 0, 0] + Array(repeating: 0, count: ((a.uniqueChoices?.count ?? 0) + 31) / 32))
@@ -101,8 +101,12 @@ extension GrammarAutomaton {
                 if o.schemaOrder { b[cLast] = Int32(i) }
                 setBit(&b, i)
                 body(.call(m, ret: internAux(b)))
+                if o.needsWitness, let w = o.witnessDeclared.firstIndex(of: i) {
+                    setBit(&b, o.members.count)
+                    body(.call(o.witnessDeclaredNodes[w], ret: internAux(b)))
+                }
             }
-            if !o.extraMembers.isEmpty {
+            if !o.extraMembers.isEmpty || !o.witnessExtraMembers.isEmpty {
                 if o.schemaOrder && o.required.contains(where: { !bit(a, $0) }) { return }
                 var b = a
                 b[cPhase] = 2
@@ -113,6 +117,11 @@ extension GrammarAutomaton {
                 if o.schemaOrder { b[cLast] = Int32(o.members.count) }
                 let r = internAux(b)
                 for m in o.extraMembers { body(.call(m, ret: r)) }
+                if !o.witnessExtraMembers.isEmpty {
+                    setBit(&b, o.members.count)
+                    let w = internAux(b)
+                    for m in o.witnessExtraMembers { body(.call(m, ret: w)) }
+                }
             }
         case .array(let spec):
             let a = aux[Int(st)]
@@ -164,12 +173,13 @@ extension GrammarAutomaton {
             for d in o.dependencies[k] where !bit(a, d) { return false }
         }
         for set in o.forbiddenTogether where set.allSatisfy({ bit(a, $0) }) { return false }
+        if o.needsWitness && !bit(a, o.members.count) { return false }
         return true
     }
 
     private func objectCanContinue(_ o: ObjectSpec, _ a: [Int32]) -> Bool {
         if o.maxProperties >= 0 && Int(a[cCount]) >= o.maxProperties { return false }
-        if !o.extraMembers.isEmpty { return true }
+        if !o.extraMembers.isEmpty || !o.witnessExtraMembers.isEmpty { return true }
         let last = Int(a[cLast])
         for i in 0..<o.members.count where !bit(a, i) && (!o.schemaOrder || i > last) { return true }
         return false
@@ -259,7 +269,7 @@ extension GrammarAutomaton {
 
     private func stringConsume(_ spec: StringSpec, _ st: Int32, _ b: UInt8) -> Int32 {
         var a = aux[Int(st)]
-        let tracksValue = !spec.dfas.isEmpty
+        let tracksValue = spec.tracksValue
         switch a[sPhase] {
         case pOpen:
             guard b == 0x22 else { return -1 }

@@ -292,7 +292,7 @@ final class GrammarAutomaton {
         if spec.maxLength >= 0 { budget = Int32(min(spec.maxLength - Int(key[7]), maxTokenBytes + 1)) }
         key[7] = budget
         // Tracking the decoded value also validates surrogate pairs in `\u` escapes.
-        key.append(spec.dfas.isEmpty ? 0 : 1)
+        key.append(spec.tracksValue ? 1 : 0)
         return key
     }
 

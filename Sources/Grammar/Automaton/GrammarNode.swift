@@ -40,6 +40,11 @@ struct StringSpec: Sendable, Hashable {
     var maxLength = -1
     /// DFAs (indexes into `Grammar.dfas`) that the decoded UTF-8 bytes must all end accepting.
     var dfas: [Int32] = []
+
+    /// Whether the frame decodes `\u` escapes into code points: needed to feed patterns, and to
+    /// count a surrogate pair (`\ud83d\ude00`) as the one code point it is toward the length
+    /// bounds. A frame that decodes admits an escaped surrogate only as half of a pair.
+    var tracksValue: Bool { !dfas.isEmpty || maxLength >= 0 || minLength > 0 }
 }
 
 /// A JSON number terminal with constraints checked exactly on its literal text.
@@ -88,6 +93,16 @@ struct ObjectSpec: Sendable, Hashable {
     var dependencyKeys: [Int] = []
     /// `not: {required: [...]}`: these member sets must not all be present.
     var forbiddenTogether: [[Int]] = []
+    /// A member the object must have at least once (the complement of `properties`,
+    /// `patternProperties` or `additionalProperties`: some member breaks them). Witnesses are
+    /// counted in one more seen bit, after the declared members' bits.
+    var needsWitness = false
+    /// Declared members that are witnesses too: the member index, and the node for the member
+    /// with a value that also satisfies the witness.
+    var witnessDeclared: [Int] = []
+    var witnessDeclaredNodes: [Int32] = []
+    /// Extra members that are witnesses.
+    var witnessExtraMembers: [Int32] = []
     /// Generation preference: declared members only in schema order (extra members after them).
     var schemaOrder = false
     /// Whether JSON whitespace is allowed between the object's tokens.

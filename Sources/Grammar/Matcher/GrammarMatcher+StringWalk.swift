@@ -19,6 +19,8 @@ struct StringWalkSpec {
     var minLength: Int32 = 0
     var maxLength: Int32 = -1
     var dfaCount = 0
+    /// `StringSpec.tracksValue`: `\u` escapes are decoded, and a surrogate pair counts once.
+    var tracksValue = false
     var tables: (UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) = (nil, nil, nil, nil)
 
     static let maxDFAs = 4
@@ -82,7 +84,7 @@ extension StringWalkState {
     /// Consumes one byte as the isolated string frame would; false when the frame rejects it or
     /// would close (closing over the sentinel is a dead end).
     @inline(__always) mutating func step(_ b: UInt8, _ spec: StringWalkSpec) -> Bool {
-        let tracksValue = spec.dfaCount > 0
+        let tracksValue = spec.tracksValue
         switch phase {
         case pOpen:
             guard b == 0x22 else { return false }
@@ -221,6 +223,7 @@ extension GrammarAutomaton {
         w.minLength = Int32(spec.minLength)
         w.maxLength = Int32(spec.maxLength)
         w.dfaCount = spec.dfas.count
+        w.tracksValue = spec.tracksValue
         var st = StringWalkState()
         st.phase = a[0]; st.need = a[1]; st.lo = a[2]; st.hi = a[3]
         st.hexCount = a[4]; st.hex = a[5]; st.high = a[6]; st.length = a[7]

@@ -66,8 +66,8 @@ extension JSONSchemaCompiler {
                     guard case .array(let xs) = v else { continue }
                     parts.append(obj([("allOf", .array(xs.map { obj([("not", $0)]) }))]))
                 case "oneOf":
-                    guard case .array(let xs) = v, xs.count == 1 else { throw fail(k, "the complement of oneOf is not supported") }
-                    parts.append(obj([("not", xs[0])]))
+                    guard case .array(let xs) = v, !xs.isEmpty else { throw fail(k, "oneOf must be a non-empty array") }
+                    parts.append(try notExactlyOne(xs, loc.rebased(base), fail: fail))
                 case "pattern": parts.append(obj([("type", "string"), ("$loom.notPattern", v)]))
                 case "format":
                     guard let s = v.stringValue else { continue }
@@ -97,17 +97,35 @@ extension JSONSchemaCompiler {
                 case "exclusiveMaximum":
                     if case .bool = v { continue }
                     parts.append(obj([("type", "number"), ("$loom.min", .array([v, false]))]))
-                case "properties":
-                    if let a = o["additionalProperties"], a != .bool(true) { throw fail(k, "the complement of properties with additionalProperties is not supported") }
-                    if o["patternProperties"] != nil { throw fail(k, "the complement of properties with patternProperties is not supported") }
-                    guard case .object(let props) = v else { continue }
+                case "properties", "patternProperties", "additionalProperties":
+                    // The three together, once: some member breaks them. `additionalProperties`
+                    // covers the keys the other two leave.
+                    if k != "properties" && o["properties"] != nil { continue }
+                    if k == "additionalProperties" && o["patternProperties"] != nil { continue }
+                    let props = o["properties"]?.objectValue ?? JSONObject()
+                    let patterns = o["patternProperties"]?.objectValue ?? JSONObject()
                     for (name, s) in props {
                         parts.append(obj([("type", "object"), ("required", .array([.string(name)])),
                                           ("properties", obj([(name, obj([("not", s)]))]))]))
                     }
-                case "additionalProperties":
-                    if v == .bool(true) || o["properties"] != nil { continue }
-                    throw fail(k, "the complement of additionalProperties is not supported")
+                    for (re, s) in patterns {
+                        parts.append(obj([("type", "object"),
+                                          ("$loom.someMember", obj([("pattern", .string(re)), ("value", obj([("not", s)]))]))]))
+                    }
+                    if let a = o["additionalProperties"], a != .bool(true) {
+                        let names = JSONValue.array(props.keys.map { .string($0) })
+                        let excluded = JSONValue.array(patterns.keys.map { .string($0) })
+                        parts.append(obj([("type", "object"),
+                                          ("$loom.someMember", obj([("names", names), ("notPatterns", excluded), ("value", obj([("not", a)]))]))]))
+                    }
+                case "items" where v != .bool(true):
+                    // Some item fails the items schema: `contains` of its complement. Exact only
+                    // where `items` covers every item (a schema, with no prefix in front of it).
+                    let isSchema: Bool = { if case .array = v { return false }; return true }()
+                    guard isSchema, draft < .draft2020_12 || o["prefixItems"] == nil else {
+                        throw fail(k, "the complement of items after a prefix is not supported")
+                    }
+                    parts.append(obj([("type", "array"), ("contains", obj([("not", v)]))]))
                 case "items", "prefixItems", "unevaluatedItems", "unevaluatedProperties":
                     if v == .bool(true) { continue }
                     throw fail(k, "the complement of \(k) is not supported")
@@ -115,7 +133,7 @@ extension JSONSchemaCompiler {
                     if v == .bool(false) { continue }
                     throw fail(k, "the complement of uniqueItems is not supported")
                 default:
-                    if k.hasPrefix("$loom.") || ["if", "patternProperties", "dependencies", "dependentRequired", "dependentSchemas",
+                    if k.hasPrefix("$loom.") || ["if", "dependencies", "dependentRequired", "dependentSchemas",
                                                   "multipleOf", "contains", "propertyNames", "$dynamicRef", "$recursiveRef"].contains(k) {
                         throw fail(k, "the complement of \(k) is not supported")
                     }
@@ -127,6 +145,27 @@ extension JSONSchemaCompiler {
         default:
             throw GrammarError(.syntax, keyword: "not", pointer: loc.pointer, "a schema must be an object or a boolean")
         }
+    }
+
+    /// The complement of `oneOf`: no branch holds, or two hold together. Pairs proved disjoint
+    /// can never hold together and are left out, so a discriminated `oneOf` (the common case)
+    /// costs one alternative.
+    private mutating func notExactlyOne(_ xs: [JSONValue], _ loc: SchemaLoc,
+                                        fail: (String, String) -> GrammarError) throws(GrammarError) -> JSONValue {
+        func obj(_ pairs: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(pairs)) }
+        if xs.count == 1 { return obj([("not", xs[0])]) }
+        var facts: [SchemaFacts] = []
+        for (i, x) in xs.enumerated() { facts.append(try collect([loc.child(x, "oneOf", String(i))], resolved: [])) }
+        var alternatives: [JSONValue] = [obj([("allOf", .array(xs.map { obj([("not", $0)]) }))])]
+        for i in 0..<xs.count where !facts[i].impossible {
+            for j in (i + 1)..<xs.count where !facts[j].impossible && !disjoint(facts[i], facts[j]) {
+                alternatives.append(obj([("allOf", .array([xs[i], xs[j]]))]))
+            }
+        }
+        // Each overlapping pair is a branch of its own; past this many the expansion would cost
+        // more than the alternatives budget allows anyway.
+        if alternatives.count > 64 { throw fail("oneOf", "the complement of oneOf has too many overlapping branch pairs") }
+        return alternatives.count == 1 ? alternatives[0] : obj([("anyOf", .array(alternatives))])
     }
 
     /// `oneOf`: branch i holds and every branch not provably disjoint from it fails.

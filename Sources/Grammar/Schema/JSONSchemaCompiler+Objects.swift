@@ -17,7 +17,36 @@ extension JSONSchemaCompiler {
         let declared = try declaredMembers(names, views: views, nameFacts: nameFacts, pointer: pointer)
         for r in f.required where declared.impossible.contains(r) { return b.add(.fail) }
         let extra = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, patternView: patternViews.first)
-        return try objectSpecNode(f, members: declared.members, index: declared.index, extra: extra, pointer: pointer)
+        var spec = try objectSpecNode(f, members: declared.members, index: declared.index, extra: extra, pointer: pointer)
+        if let w = f.memberWitnesses.first, case .object(var o) = b.nodes[Int(spec)] {
+            if f.memberWitnesses.count > 1 {
+                try unsupported("not", f.memberWitnesses[1].pointer, "two complements of member keywords in one object")
+            }
+            o.needsWitness = true
+            for (i, name) in names.enumerated() where try witnessKeyAdmitted(w, name) {
+                let schemas = try declaredValueSchemas(name, views: views)
+                if try !keyAdmitted(name, by: nameFacts) || schemas.closedOut { continue }
+                let value = try compileConj(schemas.conj + [w.value], resolved: [])
+                if b.isEmptyLanguage(value) { continue }
+                var key = ""
+                JSONValue.writeString(name, into: &key)
+                o.witnessDeclared.append(i)
+                o.witnessDeclaredNodes.append(b.add(.seq([b.literal(key), ws, b.literal(":"), ws, value])))
+            }
+            o.witnessExtraMembers = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, patternView: patternViews.first, witness: w)
+            // No member can be the witness: the object can never close.
+            spec = o.witnessDeclared.isEmpty && o.witnessExtraMembers.isEmpty ? b.add(.fail) : b.add(.object(o))
+        }
+        return spec
+    }
+
+    /// Whether a key qualifies as the witness's member.
+    mutating func witnessKeyAdmitted(_ w: MemberWitness, _ name: String) throws(GrammarError) -> Bool {
+        let bytes = Array(name.utf8)
+        if w.excludedNames.contains(name) { return false }
+        for re in w.excludedPatterns where try patternDFA(re, w.pointer).matches(bytes) { return false }
+        if let re = w.pattern { return try patternDFA(re, w.pointer).matches(bytes) }
+        return true
     }
 
     /// The string keywords of `propertyNames`, which every key must satisfy (nil when absent).
@@ -135,10 +164,17 @@ extension JSONSchemaCompiler {
 
     /// Members for keys not declared: one per set of matching patterns, then one for keys no
     /// pattern matches (`additionalProperties`). Members whose value is impossible are left out.
+    /// With a `witness`, only the members whose key qualifies for it, with values satisfying it too.
     private mutating func extraMembers(_ f: SchemaFacts, declaredNames names: [String], nameFacts: SchemaFacts?,
-                                       patternView: ObjectView?) throws(GrammarError) -> [Int32] {
+                                       patternView: ObjectView?, witness: MemberWitness? = nil) throws(GrammarError) -> [Int32] {
         let views = f.objectViews
         var key = try keyConstraint(declaredNames: names, nameFacts: nameFacts)
+        let witnessValue = witness.map { [$0.value] } ?? []
+        if let w = witness {
+            if !w.excludedNames.isEmpty { key.dfas.append(ByteDFA.excluding(w.excludedNames.map { Array($0.utf8) })) }
+            for re in w.excludedPatterns { key.dfas.append(try patternDFA(re, w.pointer).complement) }
+            if let re = w.pattern { key.dfas.append(try patternDFA(re, w.pointer)) }
+        }
         var extra: [Int32] = []
         let closedByDefault = options.closedObjects && views.contains { $0.additional == nil }
         if let pv = patternView {
@@ -146,12 +182,12 @@ extension JSONSchemaCompiler {
             if dfas.count > 6 { try refuseOverlappingPatterns(pv, dfas) }
             if !closedByDefault {
                 let othersAdditional: [SchemaLoc] = views.filter { $0.patterns.isEmpty }.compactMap(\.additional)
-                extra += try patternMembers(pv, dfas, key: key, othersAdditional: othersAdditional)
+                extra += try patternMembers(pv, dfas, key: key, othersAdditional: othersAdditional + witnessValue)
             }
             key.dfas += dfas.map(\.complement)
         }
         if !closedByDefault && !(views.isEmpty && options.closedObjects) {
-            let value = try compileConj(views.compactMap(\.additional), resolved: [])
+            let value = try compileConj(views.compactMap(\.additional) + witnessValue, resolved: [])
             if !b.isEmptyLanguage(value) {
                 extra.append(b.add(.seq([keyNode(key, key.dfas), ws, b.literal(":"), ws, value])))
             }

@@ -61,9 +61,7 @@ extension JSONSchemaCompiler {
             case .object, .array:
                 let isObject: Bool = { if case .object = v { return true }; return false }()
                 guard types.contains(isObject ? "object" : "array") else { continue }
-                if f.constrainsContainers {
-                    try unsupported("enum", pointer, "object/array enum values next to object/array keywords are not checked")
-                }
+                if f.constrainsContainers, try !factsAdmit(f, v, pointer: pointer) { continue }
                 out.append(v)
             }
         }

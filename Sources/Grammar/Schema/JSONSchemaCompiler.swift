@@ -420,6 +420,12 @@ struct JSONSchemaCompiler {
                 if case .array(let xs) = v { f.notValues.append(contentsOf: xs) }
             case "$loom.notRequired":
                 f.notRequired.append(try strings(v, k, p))
+            case "$loom.someMember":
+                guard case .object(let w) = v, let value = w["value"] else { continue }
+                f.memberWitnesses.append(MemberWitness(excludedNames: try strings(w["names"], k, p),
+                                                       excludedPatterns: try strings(w["notPatterns"], k, p),
+                                                       pattern: w["pattern"]?.stringValue,
+                                                       value: loc.child(value, k, "value"), pointer: p))
             case "$loom.notPattern":
                 if let s = v.stringValue { f.notPatterns.append((s, p)) }
             case "$loom.notFormat":

@@ -30,6 +30,8 @@ struct SchemaFacts {
     var propertyNames: [SchemaLoc] = []
     var dependentRequired: [(String, [String])] = []
     var notRequired: [[String]] = []
+    /// Members the object must have at least one of (complements of member keywords).
+    var memberWitnesses: [MemberWitness] = []
 
     var arrayViews: [ArrayView] = []
     var minItems = 0
@@ -42,7 +44,7 @@ struct SchemaFacts {
     /// Keywords that constrain objects or arrays (enum values of those types then need checking).
     var constrainsContainers: Bool {
         !objectViews.isEmpty || !required.isEmpty || minProperties > 0 || maxProperties >= 0 || !propertyNames.isEmpty
-            || !dependentRequired.isEmpty || !notRequired.isEmpty || !arrayViews.isEmpty || minItems > 0
+            || !dependentRequired.isEmpty || !notRequired.isEmpty || !memberWitnesses.isEmpty || !arrayViews.isEmpty || minItems > 0
             || maxItems >= 0 || uniqueItems != nil || !contains.isEmpty
     }
 
@@ -88,6 +90,19 @@ struct ObjectView {
     var pointer: String
 
     func property(_ name: String) -> SchemaLoc? { properties.first { $0.0 == name }?.1 }
+}
+
+/// "Some member has a key like this and a value satisfying `value`": what the complement of
+/// `properties`, `patternProperties` and `additionalProperties` needs (some member breaks them).
+struct MemberWitness {
+    /// Keys that do not qualify (the declared properties, for `additionalProperties`).
+    var excludedNames: [String] = []
+    /// Patterns a qualifying key must not match (for `additionalProperties`).
+    var excludedPatterns: [String] = []
+    /// A pattern a qualifying key must match (for `patternProperties`).
+    var pattern: String?
+    var value: SchemaLoc
+    var pointer: String
 }
 
 /// One schema's array keywords.

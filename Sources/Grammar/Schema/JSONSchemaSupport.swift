@@ -8,16 +8,21 @@
 /// (`1.0`) from draft-06.
 ///
 /// **Exact keywords.** `type` (unions), `enum`/`const` (numbers by value, objects in any key
-/// order), `properties`, `required`, `additionalProperties`, `patternProperties` (overlapping
+/// order; object and array members kept only when they satisfy the object and array keywords
+/// beside them), `properties`, `required`, `additionalProperties`, `patternProperties` (overlapping
 /// patterns: a member per pattern set, up to 6 patterns), `propertyNames` (string keywords),
 /// `minProperties`/`maxProperties`, `items`/`prefixItems`/`additionalItems`, `minItems`/`maxItems`,
 /// `contains` with `minContains`/`maxContains` (when the contains schema has an exact complement),
 /// `uniqueItems` over finite item domains (enum, boolean, null), `minLength`/`maxLength` (code
-/// points), `pattern` (ECMAScript subset, see `RegexCompiler`), `minimum`/`maximum`/exclusive
+/// points: an escaped surrogate pair counts once, and a length-bounded string admits escaped
+/// surrogates only as pairs), `pattern` (ECMAScript subset, see `RegexCompiler`), `minimum`/`maximum`/exclusive
 /// forms and `multipleOf`, decided on the literal text as exact decimals, `allOf` (folded),
 /// `anyOf`, `oneOf` (alternatives made exclusive: branch *i* and the complement of every branch
 /// not provably disjoint from it), `not` (pushed inward by De Morgan down to `type`, `enum`/`const`,
-/// `required`, `pattern`, `format`, length/size/number bounds and `properties`), `if`/`then`/`else`
+/// `required`, `pattern`, `format`, length/size/number bounds, `properties`, `patternProperties`
+/// and `additionalProperties` (an object holding at least one member that breaks them); `not items` is
+/// "some item fails", a `contains` of the complement; `not oneOf` is "no branch holds, or two
+/// do", where pairs of provably disjoint branches drop out), `if`/`then`/`else`
 /// (when `if` has an exact complement), `$ref`/`$defs`/`definitions` with recursion, `$id`/`$anchor`
 /// scoping and caller-supplied remote documents, `nullable` (OpenAPI),
 /// `unevaluatedProperties`/`unevaluatedItems` only where nothing else evaluates.
@@ -30,7 +35,9 @@
 ///
 /// **Refused** (typed `GrammarError` with keyword and JSON pointer; `lenient` ignores them with a
 /// warning): `$dynamicRef`/`$recursiveRef` with dynamic anchors, `uniqueItems` over infinite
-/// domains, complements of `items`/`patternProperties`/`additionalProperties`/`multipleOf`/`if`,
+/// domains, complements of `items` behind a prefix, `multipleOf`, `if`, `contains`,
+/// `propertyNames`, of two member-keyword groups in one object, and of `oneOf` with more than 64
+/// overlapping branch pairs,
 /// overlapping `oneOf` branches without an exact complement, `format` values that validators
 /// assert but a regular language cannot (`regex`, `idn-hostname`, `idn-email`; `hostname` in
 /// recognition, where IDNA A-labels cannot be checked), custom metaschemas requiring unknown vocabularies,

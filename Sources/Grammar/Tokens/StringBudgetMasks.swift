@@ -13,8 +13,9 @@
 /// admits there starts with exactly the continuation bytes the character still needs. It does not
 /// hold from inside an escape, which callers walk as before.
 ///
-/// Without a pattern a `\u` escape counts when its fourth hex digit arrives; with one, a high
-/// surrogate waits for its low half and the pair counts once. The few tokens whose count differs
+/// A frame that does not decode its value counts a `\u` escape when its fourth hex digit
+/// arrives; one that decodes (`StringSpec.tracksValue`: patterns or length bounds) makes a high
+/// surrogate wait for its low half and counts the pair once. The few tokens whose count differs
 /// between the two are kept in every mask and cleared one by one (`exceptions`).
 final class StringBudgetMasks: @unchecked Sendable {
     // @unchecked: written only in `init`; shared read-only by every matcher over the vocabulary.
@@ -39,20 +40,15 @@ final class StringBudgetMasks: @unchecked Sendable {
         words = (tokens.count + 63) / 64
         var plain = [Int32](repeating: 0, count: tokens.count)
         var exceptions: [Exception] = []
-        // A pattern table that takes every byte: tracking the decoded value without constraining it.
-        let anyByte = [Int32](repeating: 0, count: 256)
-        anyByte.withUnsafeBufferPointer { table in
-            var untracked = StringWalkSpec()
-            untracked.maxLength = Int32.max
-            var tracked = untracked
-            tracked.dfaCount = 1
-            tracked.tables.0 = table.baseAddress!
-            for (id, bytes) in tokens.enumerated() {
-                let p = StringBudgetMasks.count(bytes, untracked)
-                let t = StringBudgetMasks.count(bytes, tracked)
-                plain[id] = p
-                if p != t { exceptions.append(Exception(token: id, plain: p, tracked: t)) }
-            }
+        var untracked = StringWalkSpec()
+        untracked.maxLength = Int32.max
+        var tracked = untracked
+        tracked.tracksValue = true
+        for (id, bytes) in tokens.enumerated() {
+            let p = StringBudgetMasks.count(bytes, untracked)
+            let t = StringBudgetMasks.count(bytes, tracked)
+            plain[id] = p
+            if p != t { exceptions.append(Exception(token: id, plain: p, tracked: t)) }
         }
         self.exceptions = exceptions
         let isException = Set(exceptions.map(\.token))
