@@ -18,27 +18,30 @@ extension LocalLanguageModel {
 
         let runtime: LocalRuntime
 
+        /// The configuration this executor was built from (its runtime may be shared with
+        /// executors whose per-request settings differ).
+        public let configuration: Configuration
+
         /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
         /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable, malformed or
         ///   unsupported file; `.chatTemplateFailed` when its chat template does not parse;
         ///   `.invalidConfiguration` for a context size or thread count that cannot work.
         public init(configuration: Configuration) throws {
-            runtime = try LocalRuntime.sharedBlocking(for: configuration)
+            runtime = try LocalRuntime.sharedBlocking(for: configuration.runtimeKey)
+            self.configuration = configuration
         }
 
         /// Loads (or shares) the model as `init(configuration:)` does, on a worker thread, and
         /// without blocking the calling task: concurrent loads of one configuration (several
         /// sessions starting at once) wait for a single load.
         public static func load(configuration: Configuration) async throws -> Executor {
-            Executor(runtime: try await LocalRuntime.shared(for: configuration))
+            Executor(runtime: try await LocalRuntime.shared(for: configuration.runtimeKey), configuration: configuration)
         }
 
-        private init(runtime: LocalRuntime) {
+        private init(runtime: LocalRuntime, configuration: Configuration) {
             self.runtime = runtime
+            self.configuration = configuration
         }
-
-        /// The configuration this executor was built from.
-        public var configuration: Configuration { runtime.configuration }
         /// What this executor's model supports (the vocabulary and template are known here).
         public var capabilities: LanguageModelCapabilities { runtime.capabilities }
         /// Bytes of the KV block pool shared by every sequence of this configuration.

@@ -94,7 +94,9 @@ final class LocalRuntime: Sendable {
         }
     }
 
-    /// The configuration this executor was built from.
+    /// What this runtime was built from: an executor configuration's `runtimeKey` (per-request
+    /// settings — sampling defaults, timeout, speculation limit — are the executor's, not read
+    /// here).
     let configuration: LocalLanguageModel.Executor.Configuration
     let weights: Engine.Model
     let tokenizer: Tokenizer
