@@ -7,10 +7,12 @@ enum LogitsCommand: LoomCommand {
     static let name = "logits"
     static let summary = "print the top logits after each of the given token ids"
     static let usage = """
-        usage: loom logits [-m MODEL] --ids "1 2 3" [--top K] [--full-last] [--kv f32|f16|q8_0] [--json]
+        usage: loom logits [-m MODEL] --ids "1 2 3" [--top K] [--full-last] [--stepwise] [--kv f32|f16|q8_0] [--json]
                loom logits [-m MODEL] --reference FILE [--kv f32|f16|q8_0]
         \(EngineOptions.usage)  --top K            logits per position, sorted descending, ties by lower id (default 8)
           --full-last        also print every logit of the last position
+          --stepwise         feed the ids one at a time through the scheduler's decode path (the
+                             arithmetic generation uses) instead of one batched evaluation
           --json             {"positions": [{"pos", "input_id", "top_ids", "top_logits", "logsumexp"}],
                               "full_logits_last_position": [...]} (the last key with --full-last)
           --reference FILE   instead: evaluate an exact reference file's ids (../shared/reference/*.json)
@@ -20,7 +22,7 @@ enum LogitsCommand: LoomCommand {
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, flags: ["json", "full-last"],
+        let args = try Arguments(arguments, flags: ["json", "full-last", "stepwise"],
                                  options: EngineOptions.options.union(["top", "reference"]), aliases: EngineOptions.aliases)
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         if let reference = args.value("reference") {
@@ -33,14 +35,12 @@ enum LogitsCommand: LoomCommand {
         guard top >= 1 else { throw UsageError("--top must be at least 1") }
         var progress = Progress(json: args.has("json"))
         let model = try progress.during("loading \(args.modelPath)") { try Model(path: args.modelPath) }
-        let transformer = try EngineOptions.transformer(args, model: model, positions: ids.count)
-        let cache = try transformer.makeCache()
         let k = min(top, model.config.vocabularySize)
         let json = args.has("json")
 
         var out = json ? "{\"positions\": [" : ""
         var last: [Float] = []
-        try transformer.evaluateAll(ids, cache: cache) { i, row in
+        try evaluate(ids, model: model, args: args) { i, row in
             let best = topK(row, k)
             let lse = logsumexp(row)
             if json {
@@ -65,6 +65,26 @@ enum LogitsCommand: LoomCommand {
             out += "last position logits: \(last.map { "\($0)" }.joined(separator: " "))\n"
         }
         StandardOutput.write(out)
+    }
+
+    /// Calls `row` with each position's logits: from one batched evaluation of `ids` (the prompt
+    /// path), or with `--stepwise` from feeding them one at a time to a `SequentialEngine` (the
+    /// decode path, whose fused integer products round differently from the prompt path's float
+    /// products by up to a few thousandths of a logit).
+    static func evaluate(_ ids: [Int32], model: Model, args: Arguments,
+                         row: (Int, UnsafeBufferPointer<Float>) throws -> Void) throws {
+        // A scheduler's sequence needs room for a few blocks, however short the ids are.
+        let stepwise = args.has("stepwise")
+        let configuration = try EngineOptions.configuration(args, positions: stepwise ? max(ids.count, 64) : ids.count)
+        if stepwise {
+            let engine = try SequentialEngine(model: model, configuration: configuration)
+            try engine.prefill([ids[0]], reusePrefix: false)
+            try row(0, engine.logits)
+            for i in 1..<ids.count { try row(i, try engine.step(ids[i])) }
+            return
+        }
+        let transformer = try Transformer(model: model, configuration: configuration)
+        try transformer.evaluateAll(ids, cache: try transformer.makeCache(), row)
     }
 
     /// The `k` largest entries' indices, descending, lower index first among equal values.
