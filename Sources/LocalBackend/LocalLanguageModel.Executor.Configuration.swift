@@ -10,8 +10,6 @@ extension LocalLanguageModel.Executor {
     /// interchangeable: the file's identity (path, size, modification time — a file replaced on
     /// disk gets a new executor), the variant, context, KV type, threads, sampling defaults,
     /// grammar options, timeout, KV budget, speculation limit, metrics registry and prompt cache.
-    /// Executors whose configurations differ only in sampling defaults, timeout or speculation
-    /// limit share one runtime (weights, scheduler and KV pool).
     public struct Configuration: Hashable, Sendable {
         /// The model file path.
         public var path: String
@@ -63,18 +61,6 @@ extension LocalLanguageModel.Executor {
             speculationLimit = model.speculationLimit
             metrics = model.metrics
             promptCache = model.promptCache
-        }
-
-        /// What a runtime is made of: this configuration without the settings each request reads
-        /// for itself (sampling defaults, timeout, speculation limit). Models that differ only
-        /// in those share one runtime — one copy of the weights' state, one scheduler, one KV
-        /// pool — so a service that sets them per use case does not multiply its memory.
-        var runtimeKey: Configuration {
-            var key = self
-            key.sampling = SamplingDefaults()
-            key.timeout = nil
-            key.speculationLimit = 0
-            return key
         }
 
         public static func == (a: Configuration, b: Configuration) -> Bool {

@@ -18,8 +18,7 @@ extension LocalLanguageModel {
 
         let runtime: LocalRuntime
 
-        /// The configuration this executor was built from (its runtime may be shared with
-        /// executors whose per-request settings differ).
+        /// The configuration this executor was built from.
         public let configuration: Configuration
 
         /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
@@ -27,7 +26,7 @@ extension LocalLanguageModel {
         ///   unsupported file; `.chatTemplateFailed` when its chat template does not parse;
         ///   `.invalidConfiguration` for a context size or thread count that cannot work.
         public init(configuration: Configuration) throws {
-            runtime = try LocalRuntime.sharedBlocking(for: configuration.runtimeKey)
+            runtime = try LocalRuntime.sharedBlocking(for: configuration)
             self.configuration = configuration
         }
 
@@ -35,7 +34,7 @@ extension LocalLanguageModel {
         /// without blocking the calling task: concurrent loads of one configuration (several
         /// sessions starting at once) wait for a single load.
         public static func load(configuration: Configuration) async throws -> Executor {
-            Executor(runtime: try await LocalRuntime.shared(for: configuration.runtimeKey), configuration: configuration)
+            Executor(runtime: try await LocalRuntime.shared(for: configuration), configuration: configuration)
         }
 
         private init(runtime: LocalRuntime, configuration: Configuration) {

@@ -67,7 +67,8 @@ final class LocalRuntime: Sendable {
         }
     }
 
-    /// The loaded runtime for `configuration`, nil when none is alive (nothing is loaded).
+    /// The loaded runtime an executor of `configuration` uses, nil when none is alive (nothing
+    /// is loaded).
     static func live(for configuration: LocalLanguageModel.Executor.Configuration) -> LocalRuntime? {
         registry.withLock { table in
             if case .live(let weak)? = table[configuration] { return weak.runtime }
@@ -94,9 +95,7 @@ final class LocalRuntime: Sendable {
         }
     }
 
-    /// What this runtime was built from: an executor configuration's `runtimeKey` (per-request
-    /// settings — sampling defaults, timeout, speculation limit — are the executor's, not read
-    /// here).
+    /// The configuration this runtime was built from.
     let configuration: LocalLanguageModel.Executor.Configuration
     let weights: Engine.Model
     let tokenizer: Tokenizer

@@ -161,26 +161,6 @@ import Testing
         #expect(base.executorConfiguration.fileSize > 0 && base.executorConfiguration.modificationTime > 0)
     }
 
-    /// Settings each request reads for itself (sampling defaults, timeout, speculation limit)
-    /// keep their executors apart but not their runtime: a request through one model shows in
-    /// the other's scheduler, which is the same scheduler (one KV pool).
-    @Test func perRequestSettingsShareOneRuntime() async throws {
-        let base = E2EData.smol(context: 1088)  // a runtime no other suite uses
-        var other = base
-        other.sampling = SamplingDefaults(temperature: 0.2)
-        other.timeout = .seconds(60)
-        other.speculationLimit = 3
-        let a = try LocalLanguageModel.Executor(configuration: base.executorConfiguration)
-        let b = try LocalLanguageModel.Executor(configuration: other.executorConfiguration)
-        #expect(a.configuration != b.configuration)
-        #expect(b.configuration.speculationLimit == 3 && b.configuration.timeout == .seconds(60))
-        let before = b.schedulerStatistics.admissions
-        _ = try await LanguageModelSession(model: base)
-            .respond(to: "Hi", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 4))
-        #expect(b.schedulerStatistics.admissions > before)
-        #expect(a.schedulerStatistics == b.schedulerStatistics)
-    }
-
     @Test func capabilitiesAreDetected() {
         #expect(E2EData.smol(.sequential).capabilities.contains(.guidedGeneration))
         #expect(E2EData.smol(.automatic).capabilities.contains(.toolCalling))

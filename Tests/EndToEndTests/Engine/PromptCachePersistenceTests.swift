@@ -26,7 +26,7 @@ import Testing
         return path
     }
 
-    @Test(arguments: KVCacheType.allCases)
+    @Test(arguments: [KVCacheType.f32, .f16])  // stories260K's 8-value heads cannot be Q8_0
     func aRestartedSchedulerLoadsThePromptInsteadOfEvaluatingIt(kv: KVCacheType) throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -122,6 +122,8 @@ import Testing
         print("deviation q8_0 \(name): \(d) | llama.cpp max \(ref.llamaMaxAbs) mean \(ref.llamaMeanAbs)")
         #expect(d.maxAbs <= ref.llamaMaxAbs, "\(name): \(d)")
         #expect(d.meanAbs <= ref.llamaMeanAbs, "\(name): \(d)")
-        #expect(d.top1Agreement >= ref.llamaTop1Agreement, "\(name): \(d)")
+        // Agreement rates are fractions of the same count of positions: compare them as counts
+        // (41/43 written by the reference and computed here differ in the last bit).
+        #expect(d.top1Agreement >= ref.llamaTop1Agreement - 1e-9, "\(name): \(d)")
     }
 }
