@@ -84,3 +84,19 @@ func grammarAccepts(_ text: String, schema: JSONValue) throws -> Bool {
 func onLargeStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await DedicatedThread.run(stackSize: 256 << 20, body)
 }
+
+extension LanguageModelSession {
+    /// One answer for the speculation suites: its text (the JSON, under a schema included in the
+    /// prompt) and the tokens speculation proposed and had accepted (-1 when unreported).
+    func speculativeAnswer(to prompt: String, schema: GenerationSchema?, options: GenerationOptions)
+        async throws -> (text: String, proposed: Int, accepted: Int)
+    {
+        if let schema {
+            let response = try await respond(to: prompt, schema: schema, includeSchemaInPrompt: true, options: options)
+            return (response.rawContent.jsonString, response.localMetadata.proposedTokens ?? -1,
+                    response.localMetadata.acceptedTokens ?? -1)
+        }
+        let response = try await respond(to: prompt, options: options)
+        return (response.content, response.localMetadata.proposedTokens ?? -1, response.localMetadata.acceptedTokens ?? -1)
+    }
+}

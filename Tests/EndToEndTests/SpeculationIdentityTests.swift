@@ -72,15 +72,7 @@ import Testing
     {
         let session = LanguageModelSession(model: Self.model(path, variant, speculation: speculation))
         let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: tokens)
-        if let schema {
-            let response = try await session.respond(to: prompt, schema: schema, includeSchemaInPrompt: true,
-                                                     options: options)
-            return (response.rawContent.jsonString, response.localMetadata.proposedTokens ?? -1,
-                    response.localMetadata.acceptedTokens ?? -1)
-        }
-        let response = try await session.respond(to: prompt, options: options)
-        return (response.content, response.localMetadata.proposedTokens ?? -1,
-                response.localMetadata.acceptedTokens ?? -1)
+        return try await session.speculativeAnswer(to: prompt, schema: schema, options: options)
     }
 
     @Test(arguments: [SharedData.defaultModel, SharedData.gemma3Model])

@@ -26,19 +26,11 @@ import Testing
 
     private func respond(_ speculation: Int, _ variant: LocalLanguageModel.Variant = .sequential, prompt: String,
                          options: GenerationOptions, schema: GenerationSchema? = nil)
-        async throws -> (String, proposed: Int, accepted: Int)
+        async throws -> (text: String, proposed: Int, accepted: Int)
     {
         let session = LanguageModelSession(model: model(speculation: speculation, variant: variant),
                                            instructions: "Answer using the words of the text.")
-        if let schema {
-            let response = try await session.respond(to: prompt, schema: schema, includeSchemaInPrompt: true,
-                                                     options: options)
-            return (response.rawContent.jsonString, response.localMetadata.proposedTokens ?? -1,
-                    response.localMetadata.acceptedTokens ?? -1)
-        }
-        let response = try await session.respond(to: prompt, options: options)
-        return (response.content, response.localMetadata.proposedTokens ?? -1,
-                response.localMetadata.acceptedTokens ?? -1)
+        return try await session.speculativeAnswer(to: prompt, schema: schema, options: options)
     }
 
     /// Both generation paths: the caller-driven loop (sequential) and sampling inside the
