@@ -33,6 +33,9 @@ import Testing
         var restarted = first
         let metrics = MetricsRegistry()
         restarted.metrics = metrics
+        // Held too: the cache's counters read the runtime, which would otherwise go with the session.
+        let restartedExecutor = try await LocalLanguageModel.Executor.load(configuration: restarted.executorConfiguration)
+        defer { withExtendedLifetime(restartedExecutor) {} }
         let warm = try await LanguageModelSession(model: restarted, instructions: instructions)
             .respond(to: "Name a bridge.", options: options)
         let usage = try #require(warm.usage)
