@@ -287,6 +287,9 @@ extension GrammarAutomaton {
                 for k in 0..<spec.dfas.count where !dfas[Int(spec.dfas[k])].accepting[Int(a[sDFA + k])] { return -1 }
                 a[sPhase] = pClosed
             } else if b == 0x5C {
+                // An escape is one character, counted as it starts: at a full length budget a
+                // backslash would open an escape that no byte could finish.
+                if !countChar(spec, &a) { return -1 }
                 a[sPhase] = pEscape
             } else if b < 0x20 {
                 return -1
@@ -308,19 +311,22 @@ extension GrammarAutomaton {
                 return internAux(a)
             }
             guard let decoded = JSONEscape.unescape(b) else { return -1 }
-            if !countChar(spec, &a) { return -1 }
             if !feed(spec, &a, decoded) { return -1 }
             a[sPhase] = pContent
         case pHex, pLowHex:
             guard let d = JSONEscape.hexDigit(b) else { return -1 }
             if tracksValue { a[sHex] = a[sHex] * 16 + Int32(d) }
             a[sHexCount] += 1
-            if a[sHexCount] < 4 { return internAux(a) }
+            if a[sHexCount] < 4 {
+                if tracksValue, !hexEscapePrefixCanFinish(a[sHex], digits: a[sHexCount], lowHalf: a[sPhase] == pLowHex) {
+                    return -1
+                }
+                return internAux(a)
+            }
             let v = UInt32(a[sHex])
             a[sHexCount] = 0
             a[sHex] = 0
             if !tracksValue {
-                if !countChar(spec, &a) { return -1 }
                 a[sPhase] = pContent
                 return internAux(a)
             }
@@ -338,7 +344,6 @@ extension GrammarAutomaton {
             } else {
                 cp = v
             }
-            if !countChar(spec, &a) { return -1 }
             for x in CharClass.utf8(cp) where !feed(spec, &a, x) { return -1 }
             cp = 0
             a[sPhase] = pContent

@@ -100,7 +100,11 @@ extension StringWalkState {
                 return feed(spec, b)
             }
             if b == 0x22 { return false }
-            if b == 0x5C { phase = pEscape; return true }
+            if b == 0x5C {
+                if !countChar(spec) { return false }
+                phase = pEscape
+                return true
+            }
             if b < 0x20 { return false }
             guard let lead = UTF8LeadByte(b) else { return false }
             if !countChar(spec) { return false }
@@ -119,7 +123,6 @@ extension StringWalkState {
                 return true
             }
             guard let decoded = JSONEscape.unescape(b) else { return false }
-            if !countChar(spec) { return false }
             if !feed(spec, decoded) { return false }
             phase = pContent
             return true
@@ -127,12 +130,13 @@ extension StringWalkState {
             guard let d = JSONEscape.hexDigit(b) else { return false }
             if tracksValue { hex = hex &* 16 &+ Int32(d) }
             hexCount += 1
-            if hexCount < 4 { return true }
+            if hexCount < 4 {
+                return !tracksValue || hexEscapePrefixCanFinish(hex, digits: hexCount, lowHalf: phase == pLowHex)
+            }
             let v = UInt32(bitPattern: hex)
             hexCount = 0
             hex = 0
             if !tracksValue {
-                if !countChar(spec) { return false }
                 phase = pContent
                 return true
             }
@@ -150,8 +154,7 @@ extension StringWalkState {
             } else {
                 cp = v
             }
-            if !countChar(spec) { return false }
-            // UTF-8 of the code point, fed byte by byte.
+            // UTF-8 of the code point, fed byte by byte (the escape counted as it started).
             if cp < 0x80 {
                 if !feed(spec, UInt8(cp)) { return false }
             } else if cp < 0x800 {

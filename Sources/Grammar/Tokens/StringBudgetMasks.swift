@@ -7,15 +7,18 @@
 /// walk of the whole token trie per remaining length.
 ///
 /// A token's count is what the string walk counts for it from the content phase: one per
-/// character started (counted at its UTF-8 lead byte, so a token that ends inside a character
-/// counts it, and one that starts with continuation bytes does not count them) and one per
-/// complete escape. This holds from the middle of a raw character too, because a token the frame
-/// admits there starts with exactly the continuation bytes the character still needs. It does not
-/// hold from inside an escape, which callers walk as before.
+/// character started — at its UTF-8 lead byte, or at the backslash of an escape — so a token that
+/// ends inside a character or an escape counts it, and one that starts with continuation bytes
+/// does not count them. This holds from the middle of a raw character too, because a token the
+/// frame admits there starts with exactly the continuation bytes the character still needs. It
+/// does not hold from inside an escape, which callers walk as before.
 ///
-/// A frame that does not decode its value counts a `\u` escape when its fourth hex digit
-/// arrives; one that decodes (`StringSpec.tracksValue`: patterns or length bounds) makes a high
-/// surrogate wait for its low half and counts the pair once. The few tokens whose count differs
+/// Counting an escape as it starts keeps every admitted prefix finishable: a backslash at a full
+/// budget is refused, instead of opening an escape whose last byte no budget is left for.
+///
+/// A frame that does not decode its value counts each `\u` escape; one that decodes
+/// (`StringSpec.tracksValue`: patterns or length bounds) makes a high surrogate wait for its low
+/// half and counts the pair once, at the high half's backslash. The few tokens whose count differs
 /// between the two are kept in every mask and cleared one by one (`exceptions`).
 final class StringBudgetMasks: @unchecked Sendable {
     // @unchecked: written only in `init`; shared read-only by every matcher over the vocabulary.
