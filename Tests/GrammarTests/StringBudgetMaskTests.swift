@@ -112,20 +112,56 @@ import Testing
             let (schema, open) = Self.schema(kind, maxLength: n)
             let g = try Grammar(jsonSchema: schema)
             for prefix in Self.prefixes(open: open, maxLength: n) {
-                let m = GrammarMatcher(grammar: g, vocabulary: Self.vocabulary)
-                #expect(m.accept(bytes: prefix), "\(schema): \(prefix)")
-                let planner = GrammarCompletionPlanner(matcher: m)
-                var mask = [UInt64](repeating: 0, count: Self.vocabulary.maskWordCount)
-                m.mask(into: &mask)
-                for id in 0..<Self.vocabulary.size where mask[id >> 6] >> UInt64(id & 63) & 1 == 1 {
-                    if Self.vocabulary.isEndOfGeneration(id) { continue }
-                    #expect(m.accept(token: id))
-                    #expect(planner.shortestCompletion(of: m) != nil,
-                            "\(schema) after \(prefix): \(Self.tokens[id]) is admitted but cannot be finished")
-                    m.rollback(1)
-                }
+                let stuck = try #require(Self.admittedButUnfinishable(g, after: prefix), "\(schema): \(prefix)")
+                #expect(stuck.isEmpty, "\(schema) after \(prefix): \(stuck) admitted but cannot be finished")
             }
         }
+    }
+
+    /// With patterns, an escape is admitted only while some character it can still write is one
+    /// the patterns take — at the backslash, at each hex digit, and for the pair a high surrogate
+    /// starts — and the escapes that write such characters are still accepted.
+    @Test func escapesUnderPatternsCanBeFinished() throws {
+        let cases: [(schema: String, prefixes: [String], valid: [String])] = [
+            (#"{"type":"string","pattern":"^[a-z]*$"}"#, [#"""#, #""ab"#, #""\"#, #""\u"#, #""\u0"#, #""\u00"#, #""\u006"#],
+             [#""\u0061b""#, #""a\u007a""#]),
+            (#"{"type":"string","pattern":"^ab$"}"#, [#"""#, #""a"#, #""ab"#, #""\u006"#], [#""\u0061b""#]),
+            (#"{"type":"string","pattern":"^[a😀]*$"}"#, [#"""#, #""\u"#, #""\ud83d"#, #""\ud83d\u"#, #""\ud83d\ude0"#],
+             [#""\ud83d\ude00a""#, #""\u0061""#]),
+        ]
+        for c in cases {
+            let g = try Grammar(jsonSchema: c.schema)
+            for prefix in c.prefixes {
+                let stuck = try #require(Self.admittedButUnfinishable(g, after: Array(prefix.utf8)), "\(c.schema): \(prefix)")
+                #expect(stuck.isEmpty, "\(c.schema) after \(prefix): \(stuck) admitted but cannot be finished")
+            }
+            for text in c.valid {
+                let m = GrammarMatcher(grammar: g, vocabulary: Self.vocabulary)
+                #expect(m.accept(bytes: Array(text.utf8)) && m.isComplete, "\(c.schema): \(text)")
+            }
+        }
+        // Refused where no later digit could help: `\u1…` is never a lowercase letter.
+        let m = GrammarMatcher(grammar: try Grammar(jsonSchema: #"{"type":"string","pattern":"^[a-z]*$"}"#),
+                               vocabulary: Self.vocabulary)
+        #expect(m.accept(bytes: Array(#""\u"#.utf8)))
+        #expect(!m.accept(bytes: Array("1".utf8)))
+    }
+
+    /// The tokens the mask after `prefix` admits whose bytes leave a matcher that cannot be
+    /// completed; nil when the prefix itself is refused.
+    static func admittedButUnfinishable(_ g: Grammar, after prefix: [UInt8]) -> [[UInt8]]? {
+        let m = GrammarMatcher(grammar: g, vocabulary: vocabulary)
+        guard m.accept(bytes: prefix) else { return nil }
+        let planner = GrammarCompletionPlanner(matcher: m)
+        var mask = [UInt64](repeating: 0, count: vocabulary.maskWordCount)
+        m.mask(into: &mask)
+        var stuck: [[UInt8]] = []
+        for id in 0..<vocabulary.size where mask[id >> 6] >> UInt64(id & 63) & 1 == 1 && !vocabulary.isEndOfGeneration(id) {
+            guard m.accept(token: id) else { stuck.append(tokens[id]); continue }
+            if planner.shortestCompletion(of: m) == nil { stuck.append(tokens[id]) }
+            m.rollback(1)
+        }
+        return stuck
     }
 
     /// Characters are counted where the string walk counts them: at a character's lead byte, at

@@ -256,6 +256,20 @@ extension GrammarAutomaton {
         return true
     }
 
+    /// Whether some scalar in `lo...hi` keeps every pattern of `spec` live from its state in `a`.
+    private func scalarsLive(_ spec: StringSpec, _ a: [Int32], _ lo: UInt32, _ hi: UInt32) -> Bool {
+        let start = Array(a[sDFA..<(sDFA + spec.dfas.count)])
+        return someScalarIsLive(lo, hi, from: start) { states, b in
+            var next = states
+            for k in 0..<next.count {
+                let t = dfas[Int(spec.dfas[k])].next(next[k], b)
+                if t < 0 { return nil }
+                next[k] = t
+            }
+            return next
+        }
+    }
+
     /// Counts one code point; false when `maxLength` is exceeded.
     private func countChar(_ spec: StringSpec, _ a: inout [Int32]) -> Bool {
         if spec.maxLength >= 0 {
@@ -290,6 +304,8 @@ extension GrammarAutomaton {
                 // An escape is one character, counted as it starts: at a full length budget a
                 // backslash would open an escape that no byte could finish.
                 if !countChar(spec, &a) { return -1 }
+                // With patterns, some character the escape can still write must be one they take.
+                if !spec.dfas.isEmpty, !scalarsLive(spec, a, 0, 0x10FFFF) { return -1 }
                 a[sPhase] = pEscape
             } else if b < 0x20 {
                 return -1
@@ -318,7 +334,10 @@ extension GrammarAutomaton {
             if tracksValue { a[sHex] = a[sHex] * 16 + Int32(d) }
             a[sHexCount] += 1
             if a[sHexCount] < 4 {
-                if tracksValue, !hexEscapePrefixCanFinish(a[sHex], digits: a[sHexCount], lowHalf: a[sPhase] == pLowHex) {
+                let digits = a
+                let live: ((UInt32, UInt32) -> Bool)? = spec.dfas.isEmpty ? nil : { self.scalarsLive(spec, digits, $0, $1) }
+                if tracksValue, !hexEscapePrefixCanFinish(a[sHex], digits: a[sHexCount],
+                                                          high: a[sPhase] == pLowHex ? a[sHigh] : 0, scalarsLive: live) {
                     return -1
                 }
                 return internAux(a)
@@ -336,6 +355,8 @@ extension GrammarAutomaton {
                 cp = 0x10000 + ((UInt32(a[sHigh]) - 0xD800) << 10) + (v - 0xDC00)
                 a[sHigh] = 0
             } else if (0xD800...0xDBFF).contains(v) {
+                let pairs = 0x10000 + ((v - 0xD800) << 10)
+                if !spec.dfas.isEmpty, !scalarsLive(spec, a, pairs, pairs + 0x3FF) { return -1 }
                 a[sHigh] = Int32(v)
                 a[sPhase] = pLowBackslash
                 return internAux(a)

@@ -71,6 +71,15 @@ extension StringWalkState {
         return true
     }
 
+    /// Whether some scalar in `lo...hi` keeps every pattern live from this state's pattern states.
+    private func scalarsLive(_ spec: StringWalkSpec, _ lo: UInt32, _ hi: UInt32) -> Bool {
+        someScalarIsLive(lo, hi, from: dfa) { states, b in
+            var probe = StringWalkState()
+            probe.dfa = states
+            return probe.feed(spec, b) ? probe.dfa : nil
+        }
+    }
+
     @inline(__always) private mutating func countChar(_ spec: StringWalkSpec) -> Bool {
         if spec.maxLength >= 0 {
             if length >= spec.maxLength { return false }
@@ -102,6 +111,7 @@ extension StringWalkState {
             if b == 0x22 { return false }
             if b == 0x5C {
                 if !countChar(spec) { return false }
+                if spec.dfaCount > 0, !scalarsLive(spec, 0, 0x10FFFF) { return false }
                 phase = pEscape
                 return true
             }
@@ -131,7 +141,10 @@ extension StringWalkState {
             if tracksValue { hex = hex &* 16 &+ Int32(d) }
             hexCount += 1
             if hexCount < 4 {
-                return !tracksValue || hexEscapePrefixCanFinish(hex, digits: hexCount, lowHalf: phase == pLowHex)
+                guard tracksValue else { return true }
+                let probe = self
+                return hexEscapePrefixCanFinish(hex, digits: hexCount, high: phase == pLowHex ? high : 0,
+                                                scalarsLive: spec.dfaCount == 0 ? nil : { probe.scalarsLive(spec, $0, $1) })
             }
             let v = UInt32(bitPattern: hex)
             hexCount = 0
@@ -146,6 +159,8 @@ extension StringWalkState {
                 cp = 0x10000 + ((UInt32(bitPattern: high) - 0xD800) << 10) + (v - 0xDC00)
                 high = 0
             } else if (0xD800...0xDBFF).contains(v) {
+                let pairs = 0x10000 + ((v - 0xD800) << 10)
+                if spec.dfaCount > 0, !scalarsLive(spec, pairs, pairs + 0x3FF) { return false }
                 high = Int32(v)
                 phase = pLowBackslash
                 return true
