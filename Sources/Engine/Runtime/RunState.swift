@@ -44,10 +44,14 @@ final class RunState {
         let padded = sizes.map { ($0 + 15) / 16 * 16 }
         let total = padded.reduce(0, +)
         arena = UnsafeMutablePointer<Float>.allocate(capacity: total)
-        arena.initialize(repeating: 0, count: total)
         var offsets: [Int] = []
         var at = 0
         for p in padded { offsets.append(at); at += p }
+        // Every buffer but the logits starts zeroed. The logits rows (`maxBatch × vocabulary`:
+        // 512 MB for a 262k vocabulary at 512 rows) are written before they are read, and most
+        // passes write one row, so their pages stay unmapped until a pass asks for more.
+        arena.initialize(repeating: 0, count: offsets[8])
+        (arena + offsets[9]).initialize(repeating: 0, count: total - offsets[9])
         x = arena + offsets[0]; xb = arena + offsets[1]; q = arena + offsets[2]
         k = arena + offsets[3]; v = arena + offsets[4]; attention = arena + offsets[5]
         gate = arena + offsets[6]; up = arena + offsets[7]; logits = arena + offsets[8]
