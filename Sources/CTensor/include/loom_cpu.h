@@ -4,7 +4,8 @@
 // (XCR0 via XGETBV for AVX/AVX-512; arch_prctl permission for AMX). Kernels come in three tiers
 // (scalar, AVX2+FMA, AVX-512); `loom_isa_active` picks the best usable one, or the level forced by
 // the LOOM_ISA environment variable (scalar|avx2|avx512), never above what the machine supports.
-// The AVX-512 tier is opt-in (LOOM_ISA=avx512) until it has been verified on AVX-512 hardware.
+// The AVX-512 tier is active only by name (LOOM_ISA=avx512): it reads no faster than AVX2 yet.
+// Tests and benchmarks select it with `loom_isa_set` on every machine that has it.
 #ifndef LOOM_CPU_H
 #define LOOM_CPU_H
 
@@ -38,7 +39,8 @@ const loom_cpu_features *loom_cpu_features_get(void);
 /// The best tier this machine supports.
 loom_isa loom_isa_best(void);
 
-/// The tier kernels use: `loom_isa_best()`, lowered by LOOM_ISA or `loom_isa_set`.
+/// The tier kernels use: `loom_isa_best()` (AVX2 where that is AVX-512, unless LOOM_ISA=avx512),
+/// lowered by LOOM_ISA or set by `loom_isa_set`.
 loom_isa loom_isa_active(void);
 
 /// Forces the active tier (clamped to `loom_isa_best()`); returns the tier now active.
