@@ -44,6 +44,26 @@ public enum DedicatedThread {
         spawn(stackSize: stackSize, detached: true, counting: count, body).status == 0
     }
 
+    /// A thread started by `startJoinable`.
+    public struct Handle: @unchecked Sendable {
+        // @unchecked: a pthread handle is an opaque value; joining it once is the owner's job.
+        fileprivate let thread: pthread_t
+
+        /// Waits until the thread has ended, and with it released everything its body captured.
+        /// Call once, and never from the thread itself.
+        public func join() { pthread_join(thread, nil) }
+    }
+
+    /// Starts `body` like `start`, on a thread its owner joins: when `join()` returns, the body's
+    /// captures are gone too, so an owner that stops its thread in `deinit` knows nothing it
+    /// shares outlives it on that thread. Nil if no thread could be created (then `body` has not run).
+    public static func startJoinable(stackSize: Int = defaultStackSize, counting count: Count? = nil,
+                                     _ body: @escaping @Sendable () -> Void) -> Handle? {
+        let (status, thread) = spawn(stackSize: stackSize, detached: false, counting: count, body)
+        guard status == 0, let thread else { return nil }
+        return Handle(thread: thread)
+    }
+
     /// Runs `body` on a new thread with a `stackSize`-byte stack and returns its result (or
     /// rethrows its error); the calling task suspends meanwhile. Throws `DedicatedThreadError`
     /// if no thread could be created (then `body` has not run).

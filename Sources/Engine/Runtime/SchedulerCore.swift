@@ -27,6 +27,9 @@ final class SchedulerCore: @unchecked Sendable {
     }
 
     let transformer: Transformer
+    /// The scheduler thread, joined by `stop()`; written only by `start()` and `stop()`, which
+    /// the owning `Scheduler` calls from its own thread.
+    private var thread: DedicatedThread.Handle?
     /// Keys and values of every layer, or of the global layers when `localPool` is set.
     let pool: KVBlockPool
     /// Keys and values of the local (sliding-window) layers of a model that has both kinds, for
@@ -172,15 +175,19 @@ final class SchedulerCore: @unchecked Sendable {
     /// Starts the scheduler thread; false if it could not be created.
     func start() -> Bool {
         shared.withLock { $0.threadRunning = true }
-        let started = DedicatedThread.start(stackSize: 8 << 20) { [self] in self.run() }
-        if !started { shared.withLock { $0.threadRunning = false } }
-        return started
+        thread = DedicatedThread.startJoinable(stackSize: 8 << 20) { [self] in self.run() }
+        if thread == nil { shared.withLock { $0.threadRunning = false } }
+        return thread != nil
     }
 
     /// Ends every sequence (`.cancelled`), stops the thread and waits for it.
     func stop() {
         shared.withLockSignalling { $0.stopping = true }
         shared.wait(until: { !$0.threadRunning }) { _, _ in }
+        // Joined as well: the thread's body holds this core (and through it the model) until the
+        // thread ends, and the owner's last reference must be the last one.
+        thread?.join()
+        thread = nil
     }
 
     private func run() {
