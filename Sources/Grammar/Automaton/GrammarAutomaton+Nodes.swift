@@ -270,6 +270,12 @@ extension GrammarAutomaton {
         }
     }
 
+    /// `hexEscapePrefixCanFinish` for this frame's patterns at their states in `a`.
+    private func hexCanFinish(_ spec: StringSpec, _ a: [Int32], value: Int32, digits: Int32, high: Int32) -> Bool {
+        hexEscapePrefixCanFinish(value, digits: digits, high: high,
+                                 scalarsLive: spec.dfas.isEmpty ? nil : { self.scalarsLive(spec, a, $0, $1) })
+    }
+
     /// Counts one code point; false when `maxLength` is exceeded.
     private func countChar(_ spec: StringSpec, _ a: inout [Int32]) -> Bool {
         if spec.maxLength >= 0 {
@@ -334,10 +340,8 @@ extension GrammarAutomaton {
             if tracksValue { a[sHex] = a[sHex] * 16 + Int32(d) }
             a[sHexCount] += 1
             if a[sHexCount] < 4 {
-                let digits = a
-                let live: ((UInt32, UInt32) -> Bool)? = spec.dfas.isEmpty ? nil : { self.scalarsLive(spec, digits, $0, $1) }
-                if tracksValue, !hexEscapePrefixCanFinish(a[sHex], digits: a[sHexCount],
-                                                          high: a[sPhase] == pLowHex ? a[sHigh] : 0, scalarsLive: live) {
+                if tracksValue, !hexCanFinish(spec, a, value: a[sHex], digits: a[sHexCount],
+                                              high: a[sPhase] == pLowHex ? a[sHigh] : 0) {
                     return -1
                 }
                 return internAux(a)
@@ -355,8 +359,7 @@ extension GrammarAutomaton {
                 cp = 0x10000 + ((UInt32(a[sHigh]) - 0xD800) << 10) + (v - 0xDC00)
                 a[sHigh] = 0
             } else if (0xD800...0xDBFF).contains(v) {
-                let pairs = 0x10000 + ((v - 0xD800) << 10)
-                if !spec.dfas.isEmpty, !scalarsLive(spec, a, pairs, pairs + 0x3FF) { return -1 }
+                if !hexCanFinish(spec, a, value: Int32(v), digits: 4, high: 0) { return -1 }
                 a[sHigh] = Int32(v)
                 a[sPhase] = pLowBackslash
                 return internAux(a)

@@ -80,6 +80,12 @@ extension StringWalkState {
         }
     }
 
+    /// `hexEscapePrefixCanFinish` for this state's patterns.
+    private func hexCanFinish(_ spec: StringWalkSpec, value: Int32, digits: Int32, high: Int32) -> Bool {
+        hexEscapePrefixCanFinish(value, digits: digits, high: high,
+                                 scalarsLive: spec.dfaCount == 0 ? nil : { self.scalarsLive(spec, $0, $1) })
+    }
+
     @inline(__always) private mutating func countChar(_ spec: StringWalkSpec) -> Bool {
         if spec.maxLength >= 0 {
             if length >= spec.maxLength { return false }
@@ -141,10 +147,7 @@ extension StringWalkState {
             if tracksValue { hex = hex &* 16 &+ Int32(d) }
             hexCount += 1
             if hexCount < 4 {
-                guard tracksValue else { return true }
-                let probe = self
-                return hexEscapePrefixCanFinish(hex, digits: hexCount, high: phase == pLowHex ? high : 0,
-                                                scalarsLive: spec.dfaCount == 0 ? nil : { probe.scalarsLive(spec, $0, $1) })
+                return !tracksValue || hexCanFinish(spec, value: hex, digits: hexCount, high: phase == pLowHex ? high : 0)
             }
             let v = UInt32(bitPattern: hex)
             hexCount = 0
@@ -159,8 +162,7 @@ extension StringWalkState {
                 cp = 0x10000 + ((UInt32(bitPattern: high) - 0xD800) << 10) + (v - 0xDC00)
                 high = 0
             } else if (0xD800...0xDBFF).contains(v) {
-                let pairs = 0x10000 + ((v - 0xD800) << 10)
-                if spec.dfaCount > 0, !scalarsLive(spec, pairs, pairs + 0x3FF) { return false }
+                if !hexCanFinish(spec, value: Int32(bitPattern: v), digits: 4, high: 0) { return false }
                 high = Int32(v)
                 phase = pLowBackslash
                 return true
