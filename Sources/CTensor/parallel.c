@@ -127,9 +127,7 @@ static void matmul_blas_run(void *p, int ith, int nth) {
     const int64_t tile_rows = blas_tile_rows(t->n_cols);
     for (int64_t r = r0; r < r1; r += tile_rows) {
         int64_t nr = r1 - r < tile_rows ? r1 - r : tile_rows;
-        for (int64_t i = 0; i < nr; i++)
-            loom_dequantize_row(t->type, (const char *)t->w + (size_t)(r + i) * t->row_bytes, tile + i * t->n_cols,
-                                t->n_cols);
+        loom_dequantize_rows(t->type, t->w, t->row_bytes, t->n_cols, r, nr, tile);
         loom_sgemm(t->n_batch, nr, t->n_cols, t->x, t->ldx, tile, t->n_cols, t->y + r, t->ldy);
     }
 }

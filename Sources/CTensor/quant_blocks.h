@@ -171,6 +171,31 @@ static inline int loom_q3k_scale(int i, const uint8_t *s) {
     return lo | (hi << 4);
 }
 
+// ---- Rows interleaved by eight (loom_repack_x8) ---------------------------------------------
+
+/// Q4_1x8 — eight Q4_1 blocks, one from each of eight consecutive rows, same 32 columns.
+/// The scales and mins are lane-ordered (row i in lane i). The 256 nibbles are stored so that a
+/// 32-byte segment s, split into low and high nibbles and widened to int16 by unpacklo/unpackhi
+/// against zero, gives four vectors: column pairs 4s..4s+3, each vector holding
+/// (row 0 col 2j, row 0 col 2j+1, row 1 col 2j, …, row 7 col 2j+1), the operand layout of
+/// vpmaddwd against a broadcast int16 activation pair. loom_x8_nibble_at locates an element.
+typedef struct {
+    loom_fp16 d[8];
+    loom_fp16 m[8];
+    uint8_t qs[128];
+} loom_block_q4_1x8;
+_Static_assert(sizeof(loom_block_q4_1x8) == 8 * sizeof(loom_block_q4_1), "Q4_1x8 block size");
+
+/// Where element (row, col) of an interleaved block lives: byte index into qs, and whether it is
+/// the high nibble. Byte i of segment s widens into vector t = 2*(nibble is high) + (i % 16) / 8,
+/// element e = 8*(i / 16) + i % 8, which is row e / 2, column 2*(4s + t) + e % 2.
+static inline int loom_x8_nibble_at(int row, int col, int *high) {
+    int j = col / 2, e = 2 * row + col % 2;
+    int s = j / 4, t = j % 4;
+    *high = t >= 2;
+    return 32 * s + 16 * (e / 8) + 8 * (t % 2) + e % 8;
+}
+
 // ---- The activation row ------------------------------------------------------------------
 
 /// A16 — Loom's quantized activation row: every 32 activations become int16 with one f32
@@ -263,12 +288,16 @@ typedef struct {
     LOOM_DECLARE_TYPE_KERNELS(q5_1, tier) LOOM_DECLARE_TYPE_KERNELS(q8_0, tier) LOOM_DECLARE_TYPE_KERNELS(q8_1, tier) \
     LOOM_DECLARE_TYPE_KERNELS(q2_K, tier) LOOM_DECLARE_TYPE_KERNELS(q3_K, tier) LOOM_DECLARE_TYPE_KERNELS(q4_K, tier) \
     LOOM_DECLARE_TYPE_KERNELS(q5_K, tier) LOOM_DECLARE_TYPE_KERNELS(q6_K, tier) LOOM_DECLARE_TYPE_KERNELS(q8_K, tier) \
-    void loom_quantize_a16_##tier(const float *x, void *dst, int64_t n);
+    void loom_quantize_a16_##tier(const float *x, void *dst, int64_t n); \
+    void loom_product_q4_1x8_##tier(LOOM_PRODUCT_ARGS);
 
 // `ref` is the scalar reference tier: portable C, compiled everywhere.
 LOOM_DECLARE_TIER(ref)
 #if defined(__x86_64__)
 LOOM_DECLARE_TIER(avx2)
+// The AVX-512 tier has its own kernels only where they beat AVX2: the interleaved products,
+// whose vpdpwssd (AVX-512 VNNI) and 32 vector registers serve eight activation rows per pass.
+void loom_product_q4_1x8_avx512(LOOM_PRODUCT_ARGS);
 #endif
 
 #endif

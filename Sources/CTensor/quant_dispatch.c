@@ -35,27 +35,33 @@
 //   weights would remove most of the last part, at some accuracy and an overflow margin.
 //
 // Tiers: `ref` is portable C (the reference every other tier is tested against), `avx2` needs
-// AVX2+FMA+F16C. The AVX-512 tier currently reuses the AVX2 kernels: the development machine
-// (AMD Zen 3) has no AVX-512, and SIMD code that has never run is not shipped.
+// AVX2+FMA+F16C. The AVX-512 tier (with VNNI) has its own kernels for the interleaved layouts
+// (loom_repack_x8), where vpdpwssd and 32 registers pay; for row-major formats it runs the
+// AVX2 kernels, which measured as fast on Zen 4 (512-bit operations issue as two halves).
 #include "quant_blocks.h"
 #include "loom_cpu.h"
 
 #define TRAITS(t, tier, isf) { loom_dequantize_row_##t##_##tier, loom_product_##t##_##tier, isf }
 
-// Indexed by loom_type_slot().
-#define TIER_TABLE(tier)                                                                           \
+// Indexed by loom_type_slot(). Interleaved layouts have no row of their own to dequantize
+// (loom_dequantize_rows reads them), so their slots carry a product only; `x8` names the tier
+// whose interleaved kernels a table uses.
+#define TIER_TABLE(tier, x8)                                                                       \
     {                                                                                              \
         TRAITS(f32, tier, 1), TRAITS(f16, tier, 1), TRAITS(bf16, tier, 1),                         \
         TRAITS(q4_0, tier, 0), TRAITS(q4_1, tier, 0), TRAITS(q5_0, tier, 0), TRAITS(q5_1, tier, 0), \
         TRAITS(q8_0, tier, 0), TRAITS(q8_1, tier, 0), TRAITS(q2_K, tier, 0), TRAITS(q3_K, tier, 0), \
         TRAITS(q4_K, tier, 0), TRAITS(q5_K, tier, 0), TRAITS(q6_K, tier, 0), TRAITS(q8_K, tier, 0), \
+        { 0, loom_product_q4_1x8_##x8, 0 },                                                        \
     }
 
-#define N_SLOTS 15
+#define N_SLOTS 16
 
-static const loom_quant_traits table_ref[N_SLOTS] = TIER_TABLE(ref);
+static const loom_quant_traits table_ref[N_SLOTS] = TIER_TABLE(ref, ref);
 #if defined(__x86_64__)
-static const loom_quant_traits table_avx2[N_SLOTS] = TIER_TABLE(avx2);
+static const loom_quant_traits table_avx2[N_SLOTS] = TIER_TABLE(avx2, avx2);
+// AVX-512 replaces only the kernels it runs faster: the interleaved products (VNNI).
+static const loom_quant_traits table_avx512[N_SLOTS] = TIER_TABLE(avx2, avx512);
 #endif
 
 static int type_slot(int type) {
@@ -75,6 +81,7 @@ static int type_slot(int type) {
     case LOOM_TYPE_Q5_K: return 12;
     case LOOM_TYPE_Q6_K: return 13;
     case LOOM_TYPE_Q8_K: return 14;
+    case LOOM_TYPE_Q4_1_X8: return 15;
     default: return -1;
     }
 }
@@ -87,6 +94,7 @@ static loom_isa usable(loom_isa isa) {
 
 static const loom_quant_traits *tier_table(loom_isa isa) {
 #if defined(__x86_64__)
+    if (usable(isa) >= LOOM_ISA_AVX512 && loom_cpu_features_get()->avx512vnni) return table_avx512;
     if (usable(isa) >= LOOM_ISA_AVX2) return table_avx2;
 #else
     (void)isa;
@@ -121,6 +129,8 @@ static void poison(float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int6
         for (int64_t r = r_begin; r < r_end; r++) y[b * ldy + r] = __builtin_nanf("");
 }
 
+bool loom_type_is_interleaved(int type) { return type == LOOM_TYPE_Q4_1_X8; }
+
 bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;
 }
@@ -138,7 +148,7 @@ void loom_quantize_activation(const float *x, int64_t n, void *dst) {
 
 void loom_dequantize_row_isa(loom_isa isa, int type, const void *src, float *dst, int64_t n) {
     const loom_quant_traits *t = traits_for(isa, type);
-    if (t && shape_ok(type, n)) t->dequantize(src, dst, n);
+    if (t && t->dequantize && shape_ok(type, n)) t->dequantize(src, dst, n);
     else poison(dst, 0, 1, 0, n);
 }
 
@@ -169,7 +179,9 @@ void loom_matmul_isa(loom_isa isa, int type, const void *w, size_t row_bytes, in
     float stack[STACK_A16_COLS * 3 / 4];
     loom_quant_act_fn quantize = quantizer(isa);
     int64_t qk = loom_type_block_elems(type);
-    size_t block_bytes = loom_type_block_bytes(type);
+    // A column chunk starts this many bytes into each row (into each group of eight, for the
+    // interleaved layouts, whose blocks hold eight rows' blocks).
+    size_t block_bytes = loom_type_block_bytes(type) * (loom_type_is_interleaved(type) ? 8 : 1);
     for (int64_t b0 = 0; b0 < n_batch; b0 += 32) {
         int64_t nbg = n_batch - b0 < 32 ? n_batch - b0 : 32;
         // Chunk width: as wide as the stack allows, in whole 256-column steps (K-quant blocks).

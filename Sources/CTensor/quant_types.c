@@ -27,6 +27,8 @@ static const loom_type_info *info_for(int type) {
     static const loom_type_info q5_k = {"Q5_K", QKK, 4 + 12 + QKK / 8 + QKK / 2};
     static const loom_type_info q6_k = {"Q6_K", QKK, QKK / 2 + QKK / 4 + QKK / 16 + 2};
     static const loom_type_info q8_k = {"Q8_K", QKK, 4 + QKK + QKK / 16 * 2};
+    // Per row, as Q4_1: an interleaved block holds eight rows' blocks.
+    static const loom_type_info q4_1x8 = {"Q4_1x8", QK, 4 + QK / 2};
     switch (type) {
     case LOOM_TYPE_F32: return &f32;
     case LOOM_TYPE_F16: return &f16;
@@ -43,11 +45,12 @@ static const loom_type_info *info_for(int type) {
     case LOOM_TYPE_Q5_K: return &q5_k;
     case LOOM_TYPE_Q6_K: return &q6_k;
     case LOOM_TYPE_Q8_K: return &q8_k;
+    case LOOM_TYPE_Q4_1_X8: return &q4_1x8;
     default: return 0;
     }
 }
 
-bool loom_type_supported(int type) { return info_for(type) != 0; }
+bool loom_type_supported(int type) { return type < 256 && info_for(type) != 0; }
 
 const char *loom_type_name(int type) {
     const loom_type_info *i = info_for(type);

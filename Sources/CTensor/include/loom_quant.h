@@ -36,9 +36,13 @@ typedef enum loom_type {
     LOOM_TYPE_Q6_K = 14,
     LOOM_TYPE_Q8_K = 15,
     LOOM_TYPE_BF16 = 30,
+    /// Loom's own layout, never found in a file: Q4_1 rows interleaved by eight
+    /// (loom_repack_x8), so one vector lane accumulates one output row.
+    LOOM_TYPE_Q4_1_X8 = 256 + 3,
 } loom_type;
 
-/// True when Loom can dequantize and multiply by tensors of this type id.
+/// True when Loom can read a file's tensor of this type id (its own interleaved layouts, which
+/// no file holds, are not).
 bool loom_type_supported(int type);
 /// ggml's name for the type ("Q4_K", "F32", …), or NULL for ids Loom does not know.
 const char *loom_type_name(int type);
@@ -106,6 +110,34 @@ void loom_matmul_q(int type, const void *w, size_t row_bytes, int64_t n_cols,
 void loom_matmul_q_accumulate(int type, const void *w, size_t row_bytes, int64_t n_cols,
                               const float *x, int64_t ldx, const void *xq, size_t xq_stride,
                               float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int64_t r_end);
+
+// ---- Rows interleaved by eight ----------------------------------------------------------------
+// A decode step multiplies every weight once per activation row. With rows stored one after
+// another, each 32-weight block of each row ends in its own horizontal sum and scale FMA, and
+// those dominate small batches. Interleaving eight rows block by block puts one row in each
+// vector lane: an int16 column pair of the activation is broadcast and multiplied into all eight
+// rows at once (vpmaddwd, or vpdpwssd where AVX-512 VNNI fuses the add), and the scales apply
+// to eight rows per instruction. Products are computed in the same order at every tier, so
+// scalar, AVX2 and AVX-512 results are bit-identical, and a row's result never depends on the
+// activation rows beside it. The layout keeps the format's bytes per row, so a matrix repacked
+// in place of its rows has the same size and row r's group starts at byte (r / 8) * 8 * row_bytes.
+
+/// True for Loom's interleaved layouts.
+bool loom_type_is_interleaved(int type);
+
+/// The interleaved type a type can be repacked into, or -1.
+int loom_repack_x8_type(int type);
+
+/// Repacks `n_rows` rows (a multiple of 8) of `n_cols` columns of `type` from `src` (rows
+/// `row_bytes` apart) into `dst` (n_rows * loom_row_bytes(type, n_cols) bytes, not overlapping
+/// src). Returns the interleaved type id, or -1 (nothing written) when the type has no
+/// interleaved form or the shape does not fit it.
+int loom_repack_x8(int type, const void *src, size_t row_bytes, int64_t n_rows, int64_t n_cols, void *dst);
+
+/// Dequantizes rows [r0, r0 + n) of a matrix of any type, including the interleaved ones, into
+/// `dst` (n rows of n_cols floats). Invalid shapes fill dst with NaN as loom_dequantize_row does.
+void loom_dequantize_rows(int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t r0, int64_t n,
+                          float *dst);
 
 // ---- Tier-explicit forms ----------------------------------------------------------------
 // The same operations at a given kernel tier (clamped to loom_isa_best()), independent of the
