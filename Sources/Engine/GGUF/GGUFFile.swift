@@ -51,6 +51,9 @@ public final class GGUFFile: @unchecked Sendable {
 
     /// The whole file, read-only (internal: extensions read it for content fingerprints).
     let mapping: UnsafeRawPointer
+    /// True when `mapping` maps a file (its pages can be dropped and read again), false for an
+    /// image held in anonymous memory (dropping its pages would zero them).
+    let isFileBacked: Bool
     private let tensorIndex: [String: Int]
 
     /// Arrays may nest, but real files nest at most once; this bounds recursion on hostile input.
@@ -69,7 +72,7 @@ public final class GGUFFile: @unchecked Sendable {
         guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
             throw .unreadable(path: path, reason: "mmap failed: \(String(cString: strerror(errno)))")
         }
-        try self.init(name: path, mapping: p, size: size)
+        try self.init(name: path, mapping: p, size: size, fileBacked: true)
     }
 
     /// Parses a GGUF image held in memory (copied into a private anonymous mapping), for
@@ -81,11 +84,11 @@ public final class GGUFFile: @unchecked Sendable {
             throw .unreadable(path: name, reason: "cannot allocate \(bytes.count) bytes")
         }
         bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-        try self.init(name: name, mapping: p, size: bytes.count)
+        try self.init(name: name, mapping: p, size: bytes.count, fileBacked: false)
     }
 
     /// Takes ownership of a mapping: parses it, and unmaps it if parsing fails.
-    private init(name: String, mapping p: UnsafeMutableRawPointer, size: Int) throws(ModelLoadError) {
+    private init(name: String, mapping p: UnsafeMutableRawPointer, size: Int, fileBacked: Bool) throws(ModelLoadError) {
         let parsed: Parsed
         do {
             parsed = try GGUFFile.parse(base: UnsafeRawPointer(p), size: size)
@@ -102,6 +105,7 @@ public final class GGUFFile: @unchecked Sendable {
         alignment = parsed.alignment
         dataOffset = parsed.dataOffset
         mapping = UnsafeRawPointer(p)
+        isFileBacked = fileBacked
         var index: [String: Int] = [:]
         for (i, t) in tensors.enumerated() { index[t.name] = i }
         tensorIndex = index

@@ -1,11 +1,12 @@
 import CTensor
 
-/// A weight matrix as stored in the model file: `rows` rows of `columns` elements, each row
-/// `rowBytes` bytes of the file's element type (ggml's ne0 is the column axis). Points into the
-/// read-only mapping; nothing is copied.
+/// A weight matrix: `rows` rows of `columns` elements, each row `rowBytes` bytes of its element
+/// type (ggml's ne0 is the column axis). Either a view of the file's rows in the read-only
+/// mapping, or the same rows interleaved by eight (`type` one of CTensor's interleaved layouts,
+/// same size, group g of eight rows at byte g * 8 * rowBytes), which `Weights` owns.
 ///
-/// `@unchecked Sendable`: the pointer targets immutable mapped memory kept alive by the
-/// `Weights` that made the view.
+/// `@unchecked Sendable`: the pointer targets immutable memory kept alive by the `Weights` that
+/// made the view.
 public struct WeightMatrix: @unchecked Sendable {
     /// First byte of row 0.
     public let data: UnsafeRawPointer
@@ -35,12 +36,32 @@ public struct WeightMatrix: @unchecked Sendable {
     }
 
     /// Rows `range` as a matrix of their own: a fused tensor (phi3's `attn_qkv`, gate+up
-    /// `ffn_up`) bound as its parts. Rows are whole blocks, so any row range is valid.
+    /// `ffn_up`) bound as its parts. Rows are whole blocks, so any row range is valid; an
+    /// interleaved matrix splits at multiples of eight only.
     func rows(_ range: Range<Int>) -> WeightMatrix {
         precondition(range.lowerBound >= 0 && range.upperBound <= rows)
-        return WeightMatrix(data: row(range.lowerBound), type: type, rows: range.count, columns: columns, rowBytes: rowBytes)
+        precondition(!isInterleaved || (range.lowerBound % 8 == 0 && range.count % 8 == 0))
+        return WeightMatrix(data: data + range.lowerBound * rowBytes, type: type, rows: range.count, columns: columns,
+                            rowBytes: rowBytes)
     }
 
-    /// The start of row `r`.
-    @inlinable public func row(_ r: Int) -> UnsafeRawPointer { data + r * rowBytes }
+    /// True when the rows are interleaved by eight.
+    public var isInterleaved: Bool { loom_type_is_interleaved(type) }
+
+    /// The rows interleaved by eight in memory of their own (loom_repack_x8), with that memory,
+    /// or nil when the type has no interleaved layout or the shape does not allow it: rows must
+    /// be a multiple of 8, and so must every row index in `splits` (the boundaries at which a
+    /// fused tensor is cut into its parts).
+    func interleaved(splits: [Int] = []) -> (matrix: WeightMatrix, storage: UnsafeMutableRawPointer)? {
+        let packed = loom_repack_x8_type(type)
+        guard packed >= 0, rows % 8 == 0, splits.allSatisfy({ $0 % 8 == 0 }) else { return nil }
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: rows * rowBytes, alignment: 64)
+        guard loom_repack_x8(type, data, rowBytes, Int64(rows), Int64(columns), storage) == packed else {
+            storage.deallocate()
+            return nil
+        }
+        let matrix = WeightMatrix(data: UnsafeRawPointer(storage), type: packed, rows: rows, columns: columns,
+                                  rowBytes: rowBytes)
+        return (matrix, storage)
+    }
 }

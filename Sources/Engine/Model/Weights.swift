@@ -23,14 +23,17 @@ public struct BlockWeights: @unchecked Sendable {
     public let postAttentionNorm, postFFNNorm: UnsafePointer<Float>?
 }
 
-/// Typed views of every tensor a `ModelDescription` needs, into the file's mapping.
+/// Typed views of every tensor a `ModelDescription` needs.
 ///
-/// Matrices are never copied. One-dimensional tensors (norm gains, biases, RoPE frequency
-/// factors) are read as F32: stored F32 they point into the mapping, otherwise they are converted
-/// once into a small arena owned here.
+/// Matrices whose type has an interleaved layout (CTensor's `loom_repack_x8`: eight rows per
+/// block, which the decode kernels multiply several times faster) are repacked once into memory
+/// owned here, and the file's pages they came from are released, so the model stays resident
+/// once. Other matrices are views into the file's mapping. One-dimensional tensors (norm gains,
+/// biases, RoPE frequency factors) are read as F32: stored F32 they point into the mapping,
+/// otherwise they are converted once into a small arena owned here.
 ///
-/// `@unchecked Sendable`: immutable after `init`; the arena and the mapping (the retained
-/// `GGUFFile`) live as long as this object and are only read.
+/// `@unchecked Sendable`: immutable after `init`; the arena, the repacked matrices and the
+/// mapping (the retained `GGUFFile`) live as long as this object and are only read.
 public final class Weights: @unchecked Sendable {
     /// The file the views point into (kept alive by this reference).
     public let file: GGUFFile
@@ -49,6 +52,8 @@ public final class Weights: @unchecked Sendable {
     public let blocks: [BlockWeights]
 
     private let arena: UnsafeMutablePointer<Float>?
+    /// The memory of the interleaved matrices.
+    private let interleavedStorage: [UnsafeMutableRawPointer]
 
     /// Binds the tensors of `file`, which `description` was derived from (and so validated).
     public init(file: GGUFFile, description: ModelDescription) {
@@ -91,7 +96,17 @@ public final class Weights: @unchecked Sendable {
             Kernels.dequantizeRow(type: Int32(bitPattern: t.typeID), source: src, destination: dst, count: t.elementCount)
             return UnsafePointer(dst)
         }
-        func matrix(_ name: String) -> WeightMatrix { WeightMatrix(file: file, tensor: tensor(name)) }
+        var storage: [UnsafeMutableRawPointer] = []
+        /// The matrix, interleaved when its type and shape allow (`splits`: where a fused
+        /// tensor is cut into its parts).
+        func matrix(_ name: String, splits: [Int] = []) -> WeightMatrix {
+            let t = tensor(name)
+            let m = WeightMatrix(file: file, tensor: t)
+            guard let packed = m.interleaved(splits: splits) else { return m }
+            storage.append(packed.storage)
+            file.releaseResidentPages(of: t)
+            return packed.matrix
+        }
 
         tokenEmbedding = matrix(TensorName.tokenEmbedding)
         output = description.tiedOutput ? tokenEmbedding : matrix(TensorName.output)
@@ -110,13 +125,13 @@ public final class Weights: @unchecked Sendable {
             let bias = description.hasAttentionBias
             let query, key, value, gate, up: WeightMatrix
             if t.contains(.fusedQKV) {
-                let qkv = matrix(n(TensorName.queryKeyValue))
+                let qkv = matrix(n(TensorName.queryKeyValue), splits: [q, q + kv])
                 (query, key, value) = (qkv.rows(0..<q), qkv.rows(q..<q + kv), qkv.rows(q + kv..<q + 2 * kv))
             } else {
                 (query, key, value) = (matrix(n(TensorName.query)), matrix(n(TensorName.key)), matrix(n(TensorName.value)))
             }
             if t.contains(.fusedGateUp) {
-                let gateUp = matrix(n(TensorName.ffnUp))
+                let gateUp = matrix(n(TensorName.ffnUp), splits: [ff])
                 (gate, up) = (gateUp.rows(0..<ff), gateUp.rows(ff..<2 * ff))
             } else {
                 (gate, up) = (matrix(n(TensorName.ffnGate)), matrix(n(TensorName.ffnUp)))
@@ -135,7 +150,11 @@ public final class Weights: @unchecked Sendable {
                 postFFNNorm: optional(.postNorms, TensorName.postFFNNorm)))
         }
         self.blocks = blocks
+        interleavedStorage = storage
     }
 
-    deinit { arena?.deallocate() }
+    deinit {
+        arena?.deallocate()
+        for p in interleavedStorage { p.deallocate() }
+    }
 }

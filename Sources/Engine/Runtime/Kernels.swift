@@ -10,6 +10,12 @@ enum Kernels {
         loom_dequantize_row(type, source, destination, Int64(count))
     }
 
+    /// Row `r` of `w` (of any layout) as F32.
+    @inline(__always)
+    static func dequantizeRow(_ w: WeightMatrix, _ r: Int, destination: UnsafeMutablePointer<Float>) {
+        loom_dequantize_rows(w.type, w.data, w.rowBytes, Int64(w.columns), Int64(r), 1, destination)
+    }
+
     /// `y[b*ldy + r] = W_r · x[b*ldx ...]` for every row r of `w` and b in 0..<batch: matvec for
     /// one token, quantized matmul for small batches, dequantized tiles through sgemm from
     /// `loom_blas_min_batch()` tokens.

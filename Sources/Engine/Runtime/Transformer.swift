@@ -156,7 +156,7 @@ public final class Transformer {
         let c = model.config, e = model.weights.tokenEmbedding, s = state
         let dim = c.embeddingLength
         for i in 0..<n {
-            Kernels.dequantizeRow(type: e.type, source: e.row(Int(tokens[i])), destination: s.x + i * dim, count: dim)
+            Kernels.dequantizeRow(e, Int(tokens[i]), destination: s.x + i * dim)
         }
         if c.embeddingScale != 1 { loom_scale(s.x, Float(c.embeddingScale), Int64(n * dim)) }
         // One cos/sin table (angles in float64) serves every layer's Q and K.
