@@ -172,13 +172,22 @@ static inline int loom_q3k_scale(int i, const uint8_t *s) {
 }
 
 // ---- Rows interleaved by eight (loom_repack_x8) ---------------------------------------------
+// An interleaved block holds one block of each of eight consecutive rows, same 32 columns, and
+// is exactly eight of the format's blocks long. Scales (and mins) are lane-ordered: row i in
+// lane i. The values are stored for one operation each: 16 vectors of 16 int16, vector j
+// holding column pair j of every row, (row 0 col 2j, row 0 col 2j+1, row 1 col 2j, …, row 7
+// col 2j+1) — the operand of vpmaddwd against a broadcast int16 activation pair. The helpers
+// below say where element (row, col) of a block is stored; the values are the format's stored
+// integers (Q4_0's nibble, not nibble - 8), the kernels apply the offset.
 
-/// Q4_1x8 — eight Q4_1 blocks, one from each of eight consecutive rows, same 32 columns.
-/// The scales and mins are lane-ordered (row i in lane i). The 256 nibbles are stored so that a
-/// 32-byte segment s, split into low and high nibbles and widened to int16 by unpacklo/unpackhi
-/// against zero, gives four vectors: column pairs 4s..4s+3, each vector holding
-/// (row 0 col 2j, row 0 col 2j+1, row 1 col 2j, …, row 7 col 2j+1), the operand layout of
-/// vpmaddwd against a broadcast int16 activation pair. loom_x8_nibble_at locates an element.
+/// Q4_0x8: nibbles as loom_x8_nibble_at places them.
+typedef struct {
+    loom_fp16 d[8];
+    uint8_t qs[128];
+} loom_block_q4_0x8;
+_Static_assert(sizeof(loom_block_q4_0x8) == 8 * sizeof(loom_block_q4_0), "Q4_0x8 block size");
+
+/// Q4_1x8: nibbles as loom_x8_nibble_at places them, with lane-ordered mins.
 typedef struct {
     loom_fp16 d[8];
     loom_fp16 m[8];
@@ -186,11 +195,39 @@ typedef struct {
 } loom_block_q4_1x8;
 _Static_assert(sizeof(loom_block_q4_1x8) == 8 * sizeof(loom_block_q4_1), "Q4_1x8 block size");
 
-/// Where element (row, col) of an interleaved block lives: byte index into qs, and whether it is
-/// the high nibble. Byte i of segment s widens into vector t = 2*(nibble is high) + (i % 16) / 8,
-/// element e = 8*(i / 16) + i % 8, which is row e / 2, column 2*(4s + t) + e % 2.
+/// Q5_0x8: low nibbles as in Q4_0x8; the fifth bit of element e of vector j is bit e of qh[j].
+typedef struct {
+    loom_fp16 d[8];
+    uint16_t qh[16];
+    uint8_t qs[128];
+} loom_block_q5_0x8;
+_Static_assert(sizeof(loom_block_q5_0x8) == 8 * sizeof(loom_block_q5_0), "Q5_0x8 block size");
+
+/// Q5_1x8: Q5_0x8 with lane-ordered mins.
+typedef struct {
+    loom_fp16 d[8];
+    loom_fp16 m[8];
+    uint16_t qh[16];
+    uint8_t qs[128];
+} loom_block_q5_1x8;
+_Static_assert(sizeof(loom_block_q5_1x8) == 8 * sizeof(loom_block_q5_1), "Q5_1x8 block size");
+
+/// Q8_0x8: vector j is the 16 bytes at qs + 16j, widened with sign.
+typedef struct {
+    loom_fp16 d[8];
+    int8_t qs[256];
+} loom_block_q8_0x8;
+_Static_assert(sizeof(loom_block_q8_0x8) == 8 * sizeof(loom_block_q8_0), "Q8_0x8 block size");
+
+/// Element e of vector j: row e / 2, column 2j + e % 2.
+static inline int loom_x8_element(int row, int col) { return 2 * row + col % 2; }
+
+/// Where a 4-bit value of (row, col) lives in a 128-byte nibble array: the byte, and whether
+/// it is the high nibble. Byte i of 32-byte segment s widens (unpacklo/unpackhi against zero,
+/// low nibbles first, then high) into vector j = 4s + 2*(high) + (i % 16) / 8, element
+/// 8*(i / 16) + i % 8.
 static inline int loom_x8_nibble_at(int row, int col, int *high) {
-    int j = col / 2, e = 2 * row + col % 2;
+    int j = col / 2, e = loom_x8_element(row, col);
     int s = j / 4, t = j % 4;
     *high = t >= 2;
     return 32 * s + 16 * (e / 8) + 8 * (t % 2) + e % 8;
@@ -282,6 +319,11 @@ typedef struct {
     void loom_dequantize_row_##t##_##tier(const void *src, float *dst, int64_t n); \
     void loom_product_##t##_##tier(LOOM_PRODUCT_ARGS);
 
+#define LOOM_DECLARE_X8_PRODUCTS(tier) \
+    void loom_product_q4_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q4_1x8_##tier(LOOM_PRODUCT_ARGS); \
+    void loom_product_q5_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q5_1x8_##tier(LOOM_PRODUCT_ARGS); \
+    void loom_product_q8_0x8_##tier(LOOM_PRODUCT_ARGS);
+
 #define LOOM_DECLARE_TIER(tier) \
     LOOM_DECLARE_TYPE_KERNELS(f32, tier) LOOM_DECLARE_TYPE_KERNELS(f16, tier) LOOM_DECLARE_TYPE_KERNELS(bf16, tier) \
     LOOM_DECLARE_TYPE_KERNELS(q4_0, tier) LOOM_DECLARE_TYPE_KERNELS(q4_1, tier) LOOM_DECLARE_TYPE_KERNELS(q5_0, tier) \
@@ -289,7 +331,7 @@ typedef struct {
     LOOM_DECLARE_TYPE_KERNELS(q2_K, tier) LOOM_DECLARE_TYPE_KERNELS(q3_K, tier) LOOM_DECLARE_TYPE_KERNELS(q4_K, tier) \
     LOOM_DECLARE_TYPE_KERNELS(q5_K, tier) LOOM_DECLARE_TYPE_KERNELS(q6_K, tier) LOOM_DECLARE_TYPE_KERNELS(q8_K, tier) \
     void loom_quantize_a16_##tier(const float *x, void *dst, int64_t n); \
-    void loom_product_q4_1x8_##tier(LOOM_PRODUCT_ARGS);
+    LOOM_DECLARE_X8_PRODUCTS(tier)
 
 // `ref` is the scalar reference tier: portable C, compiled everywhere.
 LOOM_DECLARE_TIER(ref)
@@ -297,7 +339,7 @@ LOOM_DECLARE_TIER(ref)
 LOOM_DECLARE_TIER(avx2)
 // The AVX-512 tier has its own kernels only where they beat AVX2: the interleaved products,
 // whose vpdpwssd (AVX-512 VNNI) and 32 vector registers serve eight activation rows per pass.
-void loom_product_q4_1x8_avx512(LOOM_PRODUCT_ARGS);
+LOOM_DECLARE_X8_PRODUCTS(avx512)
 #endif
 
 #endif

@@ -52,10 +52,12 @@
         TRAITS(q4_0, tier, 0), TRAITS(q4_1, tier, 0), TRAITS(q5_0, tier, 0), TRAITS(q5_1, tier, 0), \
         TRAITS(q8_0, tier, 0), TRAITS(q8_1, tier, 0), TRAITS(q2_K, tier, 0), TRAITS(q3_K, tier, 0), \
         TRAITS(q4_K, tier, 0), TRAITS(q5_K, tier, 0), TRAITS(q6_K, tier, 0), TRAITS(q8_K, tier, 0), \
-        { 0, loom_product_q4_1x8_##x8, 0 },                                                        \
+        { 0, loom_product_q4_0x8_##x8, 0 }, { 0, loom_product_q4_1x8_##x8, 0 },                    \
+        { 0, loom_product_q5_0x8_##x8, 0 }, { 0, loom_product_q5_1x8_##x8, 0 },                    \
+        { 0, loom_product_q8_0x8_##x8, 0 },                                                        \
     }
 
-#define N_SLOTS 16
+#define N_SLOTS 20
 
 static const loom_quant_traits table_ref[N_SLOTS] = TIER_TABLE(ref, ref);
 #if defined(__x86_64__)
@@ -81,7 +83,11 @@ static int type_slot(int type) {
     case LOOM_TYPE_Q5_K: return 12;
     case LOOM_TYPE_Q6_K: return 13;
     case LOOM_TYPE_Q8_K: return 14;
-    case LOOM_TYPE_Q4_1_X8: return 15;
+    case LOOM_TYPE_Q4_0_X8: return 15;
+    case LOOM_TYPE_Q4_1_X8: return 16;
+    case LOOM_TYPE_Q5_0_X8: return 17;
+    case LOOM_TYPE_Q5_1_X8: return 18;
+    case LOOM_TYPE_Q8_0_X8: return 19;
     default: return -1;
     }
 }
@@ -129,7 +135,7 @@ static void poison(float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int6
         for (int64_t r = r_begin; r < r_end; r++) y[b * ldy + r] = __builtin_nanf("");
 }
 
-bool loom_type_is_interleaved(int type) { return type == LOOM_TYPE_Q4_1_X8; }
+bool loom_type_is_interleaved(int type) { return type >= LOOM_TYPE_Q4_0_X8 && type <= LOOM_TYPE_Q8_0_X8 && type_slot(type) >= 0; }
 
 bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;

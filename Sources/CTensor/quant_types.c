@@ -27,8 +27,12 @@ static const loom_type_info *info_for(int type) {
     static const loom_type_info q5_k = {"Q5_K", QKK, 4 + 12 + QKK / 8 + QKK / 2};
     static const loom_type_info q6_k = {"Q6_K", QKK, QKK / 2 + QKK / 4 + QKK / 16 + 2};
     static const loom_type_info q8_k = {"Q8_K", QKK, 4 + QKK + QKK / 16 * 2};
-    // Per row, as Q4_1: an interleaved block holds eight rows' blocks.
+    // Per row, as their formats: an interleaved block holds eight rows' blocks.
+    static const loom_type_info q4_0x8 = {"Q4_0x8", QK, 2 + QK / 2};
     static const loom_type_info q4_1x8 = {"Q4_1x8", QK, 4 + QK / 2};
+    static const loom_type_info q5_0x8 = {"Q5_0x8", QK, 2 + 4 + QK / 2};
+    static const loom_type_info q5_1x8 = {"Q5_1x8", QK, 4 + 4 + QK / 2};
+    static const loom_type_info q8_0x8 = {"Q8_0x8", QK, 2 + QK};
     switch (type) {
     case LOOM_TYPE_F32: return &f32;
     case LOOM_TYPE_F16: return &f16;
@@ -45,7 +49,11 @@ static const loom_type_info *info_for(int type) {
     case LOOM_TYPE_Q5_K: return &q5_k;
     case LOOM_TYPE_Q6_K: return &q6_k;
     case LOOM_TYPE_Q8_K: return &q8_k;
+    case LOOM_TYPE_Q4_0_X8: return &q4_0x8;
     case LOOM_TYPE_Q4_1_X8: return &q4_1x8;
+    case LOOM_TYPE_Q5_0_X8: return &q5_0x8;
+    case LOOM_TYPE_Q5_1_X8: return &q5_1x8;
+    case LOOM_TYPE_Q8_0_X8: return &q8_0x8;
     default: return 0;
     }
 }

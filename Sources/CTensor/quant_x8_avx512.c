@@ -9,7 +9,5 @@
 #define x8_dot(acc, w, a) _mm256_dpwssd_epi32((acc), (w), (a))
 #include "quant_x8_template.h"
 
-__attribute__((target(X8_TARGET))) void loom_product_q4_1x8_avx512(LOOM_PRODUCT_ARGS) {
-    x8_product(w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate);
-}
+X8_EXPORT_ALL(avx512, X8_TARGET)
 #endif

@@ -1,78 +1,138 @@
 // Rows interleaved by eight: repacking, row dequantization, and the scalar reference product.
 //
 // The reference product computes exactly what the SIMD tiers compute, in the same order: per
-// 32-column block, the exact integer dot product of each row with the activation's int16
-// values, then f = fma(isum, d_row * d_x, f) and f = fma(m_row, Σx, f). Integer sums are exact
-// (|isum| <= 32 * 15 * 32767 < 2^24, so its float conversion is exact too) and fmaf rounds as
-// the vector FMA does, so the three tiers agree bit for bit.
+// 32-column block, the exact integer dot product of each row's values (offset applied) with the
+// activation's int16 values, then f = fma(isum, d_row * d_x, f) and, for formats with a min,
+// f = fma(m_row, Σx, f). fmaf rounds as the vector FMA does, and the integer sums' conversion
+// to float rounds as the vector conversion does, so the tiers agree bit for bit.
 #include <math.h>
 #include <string.h>
-#include "quant_blocks.h"
+#include "quant_legacy_decode.h"
+#include "quant_x8_layout.h"
 
 #pragma STDC FP_CONTRACT OFF
 
-int loom_repack_x8_type(int type) { return type == LOOM_TYPE_Q4_1 ? LOOM_TYPE_Q4_1_X8 : -1; }
+int loom_repack_x8_type(int type) {
+    switch (type) {
+    case LOOM_TYPE_Q4_0: case LOOM_TYPE_Q4_1: case LOOM_TYPE_Q5_0: case LOOM_TYPE_Q5_1: case LOOM_TYPE_Q8_0:
+        return 256 + type;
+    default: return -1;
+    }
+}
 
-int loom_repack_x8(int type, const void *src, size_t row_bytes, int64_t n_rows, int64_t n_cols, void *dst) {
-    if (type != LOOM_TYPE_Q4_1 || n_rows <= 0 || n_rows % 8 != 0 || n_cols <= 0 || n_cols % 32 != 0) return -1;
-    if (row_bytes < loom_row_bytes(type, n_cols)) return -1;
+/// A row-major block's stored integers (the format's formula without its offset) and its
+/// f16 scale and min bits.
+LOOM_X8_INLINE void stored_values(int type, const void *blk, int16_t q[32]) {
+    float s[2], b[2];
+    switch (type) {
+    case LOOM_TYPE_Q4_0: dec_q4_0(blk, 0, q, s, b); break;
+    case LOOM_TYPE_Q4_1: dec_q4_1(blk, 0, q, s, b); break;
+    case LOOM_TYPE_Q5_0: dec_q5_0(blk, 0, q, s, b); break;
+    case LOOM_TYPE_Q5_1: dec_q5_1(blk, 0, q, s, b); break;
+    default: dec_q8_0(blk, 0, q, s, b); break;
+    }
+    int off = x8_offset(256 + type);
+    for (int i = 0; i < 32; i++) q[i] = (int16_t)(q[i] + off);
+}
+
+/// The four bytes of a row in nibble segment s: by loom_x8_nibble_at, columns 8s + u (u < 4)
+/// are the low nibbles of bytes 32s + 16(row/4) + 2(row%4) + {0, 1, 8, 9}, whose high nibbles
+/// are columns 8s + u + 4.
+static const int nibble_byte[4] = {0, 1, 8, 9};
+static inline int nibble_base(int row, int s) { return 32 * s + 16 * (row / 4) + 2 * (row % 4); }
+
+/// Writes row `row`'s stored integers into interleaved block `o` (whose value bytes start zeroed).
+LOOM_X8_INLINE void place(int T, uint8_t *o, int row, const int16_t q[32]) {
+    uint8_t *qs = o + x8_qs_offset(T);
+    if (x8_bits(T) == 8) {
+        for (int col = 0; col < 32; col++) qs[16 * (col / 2) + loom_x8_element(row, col)] = (uint8_t)(int8_t)q[col];
+        return;
+    }
+    for (int s = 0; s < 4; s++)
+        for (int u = 0; u < 4; u++)
+            qs[nibble_base(row, s) + nibble_byte[u]] = (uint8_t)((q[8 * s + u] & 0xF) | (q[8 * s + u + 4] & 0xF) << 4);
+    if (x8_bits(T) == 5) {
+        uint16_t qh[16];
+        memcpy(qh, o + x8_qh_offset(T), sizeof qh);
+        // Branch-free: the fifth bits are random, and a branch on each mispredicts half the time.
+        for (int col = 0; col < 32; col++)
+            qh[col / 2] |= (uint16_t)(((q[col] >> 4) & 1) << loom_x8_element(row, col));
+        memcpy(o + x8_qh_offset(T), qh, sizeof qh);
+    }
+}
+
+/// The repacking loop of one format (T a constant after inlining, so the per-element format
+/// tests fold away).
+LOOM_X8_INLINE void repack_rows(const int T, const void *src, size_t row_bytes, int64_t n_rows, int64_t n_cols,
+                                void *dst) {
+    const int type = T - 256;
     const int64_t nbk = n_cols / 32;
-    loom_block_q4_1x8 *out = (loom_block_q4_1x8 *)dst;
+    const size_t bb = loom_type_block_bytes(type), xb = x8_block_bytes(T);
     for (int64_t g = 0; g < n_rows / 8; g++) {
         for (int64_t c = 0; c < nbk; c++) {
-            loom_block_q4_1x8 *o = &out[g * nbk + c];
+            uint8_t *o = (uint8_t *)dst + (size_t)(g * nbk + c) * xb;
+            memset(o, 0, xb);
             for (int r = 0; r < 8; r++) {
-                const loom_block_q4_1 *b =
-                    (const loom_block_q4_1 *)((const char *)src + (size_t)(8 * g + r) * row_bytes) + c;
-                o->d[r] = b->d;
-                o->m[r] = b->m;
-                uint8_t q[32];
-                for (int j = 0; j < 16; j++) {
-                    q[j] = b->qs[j] & 0xF;
-                    q[j + 16] = b->qs[j] >> 4;
-                }
-                // By loom_x8_nibble_at, column 8s+u (u < 4) of row r is the low nibble of the byte
-                // whose high nibble is column 8s+u+4.
-                for (int s = 0; s < 4; s++)
-                    for (int u = 0; u < 4; u++) {
-                        int high;
-                        int byte = loom_x8_nibble_at(r, 8 * s + u, &high);
-                        o->qs[byte] = (uint8_t)(q[8 * s + u] | q[8 * s + u + 4] << 4);
-                    }
+                const uint8_t *b = (const uint8_t *)src + (size_t)(8 * g + r) * row_bytes + (size_t)c * bb;
+                // Every legacy block starts with its f16 scale; Q4_1/Q5_1 follow it with the min.
+                memcpy(o + 2 * r, b, 2);
+                if (x8_has_min(T)) memcpy(o + x8_m_offset(T) + 2 * r, b + 2, 2);
+                int16_t q[32];
+                stored_values(type, b, q);
+                place(T, o, r, q);
             }
         }
     }
-    return LOOM_TYPE_Q4_1_X8;
 }
 
-/// Row `lane`'s 32 values of an interleaved block. By loom_x8_nibble_at, the row's bytes in
-/// segment s are 32s + 16(lane/4) + 2(lane%4) + {0, 1, 8, 9}, for columns 8s + {0, 1, 2, 3} in
-/// their low nibbles and those columns + 4 in their high nibbles.
-static inline void x8_row_values(const loom_block_q4_1x8 *b, int lane, uint8_t q[32]) {
-    static const int offset[4] = {0, 1, 8, 9};
-    for (int s = 0; s < 4; s++) {
-        const uint8_t *p = b->qs + 32 * s + 16 * (lane / 4) + 2 * (lane % 4);
-        for (int u = 0; u < 4; u++) {
-            q[8 * s + u] = p[offset[u]] & 0xF;
-            q[8 * s + u + 4] = p[offset[u]] >> 4;
+int loom_repack_x8(int type, const void *src, size_t row_bytes, int64_t n_rows, int64_t n_cols, void *dst) {
+    int T = loom_repack_x8_type(type);
+    if (T < 0 || n_rows <= 0 || n_rows % 8 != 0 || n_cols <= 0 || n_cols % 32 != 0) return -1;
+    if (row_bytes < loom_row_bytes(type, n_cols)) return -1;
+    switch (T) {
+    case LOOM_TYPE_Q4_0_X8: repack_rows(LOOM_TYPE_Q4_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q4_1_X8: repack_rows(LOOM_TYPE_Q4_1_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q5_0_X8: repack_rows(LOOM_TYPE_Q5_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q5_1_X8: repack_rows(LOOM_TYPE_Q5_1_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    default: repack_rows(LOOM_TYPE_Q8_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    }
+    return T;
+}
+
+/// Row `lane`'s 32 values of interleaved block `o`, offset applied, and its scale and min.
+static void lane_values(int T, const uint8_t *o, int lane, int16_t q[32], float *d, float *m) {
+    loom_fp16 h;
+    memcpy(&h, o + 2 * lane, 2);
+    *d = loom_fp16_to_fp32(h);
+    *m = 0.0f;
+    if (x8_has_min(T)) {
+        memcpy(&h, o + x8_m_offset(T) + 2 * lane, 2);
+        *m = loom_fp16_to_fp32(h);
+    }
+    const uint8_t *qs = o + x8_qs_offset(T);
+    int v[32];
+    if (x8_bits(T) == 8) {
+        for (int col = 0; col < 32; col++) v[col] = (int8_t)qs[16 * (col / 2) + loom_x8_element(lane, col)];
+    } else {
+        for (int s = 0; s < 4; s++)
+            for (int u = 0; u < 4; u++) {
+                uint8_t byte = qs[nibble_base(lane, s) + nibble_byte[u]];
+                v[8 * s + u] = byte & 0xF;
+                v[8 * s + u + 4] = byte >> 4;
+            }
+        if (x8_bits(T) == 5) {
+            uint16_t qh[16];
+            memcpy(qh, o + x8_qh_offset(T), sizeof qh);
+            for (int col = 0; col < 32; col++) v[col] |= ((qh[col / 2] >> loom_x8_element(lane, col)) & 1) << 4;
         }
     }
-}
-
-static void dequantize_x8_row(const loom_block_q4_1x8 *group, int lane, int64_t n_cols, float *dst) {
-    for (int64_t c = 0; c < n_cols / 32; c++) {
-        const loom_block_q4_1x8 *b = &group[c];
-        float d = loom_fp16_to_fp32(b->d[lane]), m = loom_fp16_to_fp32(b->m[lane]);
-        uint8_t q[32];
-        x8_row_values(b, lane, q);
-        for (int col = 0; col < 32; col++) dst[32 * c + col] = d * (float)q[col] + m;
-    }
+    for (int col = 0; col < 32; col++) q[col] = (int16_t)(v[col] - x8_offset(T));
 }
 
 void loom_dequantize_rows(int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t r0, int64_t n,
                           float *dst) {
     if (n <= 0) return;
-    if (type != LOOM_TYPE_Q4_1_X8) {
+    if (!loom_type_is_interleaved(type)) {
         for (int64_t i = 0; i < n; i++)
             loom_dequantize_row(type, (const char *)w + (size_t)(r0 + i) * row_bytes, dst + i * n_cols, n_cols);
         return;
@@ -81,32 +141,39 @@ void loom_dequantize_rows(int type, const void *w, size_t row_bytes, int64_t n_c
         for (int64_t i = 0; i < n * n_cols; i++) dst[i] = __builtin_nanf("");
         return;
     }
+    const size_t xb = x8_block_bytes(type);
     for (int64_t i = 0; i < n; i++) {
         int64_t r = r0 + i;
-        const loom_block_q4_1x8 *group = (const loom_block_q4_1x8 *)((const char *)w + (size_t)(r / 8) * 8 * row_bytes);
-        dequantize_x8_row(group, (int)(r % 8), n_cols, dst + i * n_cols);
+        const uint8_t *group = (const uint8_t *)w + (size_t)(r / 8) * 8 * row_bytes;
+        for (int64_t c = 0; c < n_cols / 32; c++) {
+            int16_t q[32];
+            float d, m;
+            lane_values(type, group + (size_t)c * xb, (int)(r % 8), q, &d, &m);
+            // As the row-major reference dequantizes: multiply, then add the min (0 without one).
+            for (int col = 0; col < 32; col++) dst[i * n_cols + 32 * c + col] = d * (float)q[col] + m;
+        }
     }
 }
 
-void loom_product_q4_1x8_ref(LOOM_PRODUCT_ARGS) {
+static void product_ref(int T, LOOM_PRODUCT_ARGS) {
     (void)x; (void)ldx;
     const int64_t nbk = n_cols / 32;
+    const size_t xb = x8_block_bytes(T);
     for (int64_t g = r0 / 8; 8 * g < r1; g++) {
-        const loom_block_q4_1x8 *group = (const loom_block_q4_1x8 *)((const char *)w + (size_t)g * 8 * row_bytes);
+        const uint8_t *group = (const uint8_t *)w + (size_t)g * 8 * row_bytes;
         for (int64_t k = 0; k < nb; k++) {
             loom_a16 a = loom_a16_view((const char *)xq + (size_t)k * xq_stride, n_cols);
             float f[8] = {0};
             for (int64_t c = 0; c < nbk; c++) {
-                const loom_block_q4_1x8 *b = &group[c];
                 const int16_t *aq = a.q + 32 * c;
                 for (int lane = 0; lane < 8; lane++) {
-                    uint8_t q[32];
-                    x8_row_values(b, lane, q);
+                    int16_t q[32];
+                    float d, m;
+                    lane_values(T, group + (size_t)c * xb, lane, q, &d, &m);
                     int32_t isum = 0;
                     for (int col = 0; col < 32; col++) isum += (int32_t)q[col] * aq[col];
-                    float scale = loom_fp16_to_fp32(b->d[lane]) * a.d[c];
-                    f[lane] = fmaf((float)isum, scale, f[lane]);
-                    f[lane] = fmaf(loom_fp16_to_fp32(b->m[lane]), a.sum32[c], f[lane]);
+                    f[lane] = fmaf((float)isum, d * a.d[c], f[lane]);
+                    if (x8_has_min(T)) f[lane] = fmaf(m, a.sum32[c], f[lane]);
                 }
             }
             for (int lane = 0; lane < 8; lane++) {
@@ -118,3 +185,14 @@ void loom_product_q4_1x8_ref(LOOM_PRODUCT_ARGS) {
         }
     }
 }
+
+#define X8_REF(t, T) \
+    void loom_product_##t##_ref(LOOM_PRODUCT_ARGS) { \
+        product_ref(T, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate); \
+    }
+
+X8_REF(q4_0x8, LOOM_TYPE_Q4_0_X8)
+X8_REF(q4_1x8, LOOM_TYPE_Q4_1_X8)
+X8_REF(q5_0x8, LOOM_TYPE_Q5_0_X8)
+X8_REF(q5_1x8, LOOM_TYPE_Q5_1_X8)
+X8_REF(q8_0x8, LOOM_TYPE_Q8_0_X8)

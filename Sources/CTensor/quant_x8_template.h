@@ -1,4 +1,4 @@
-// quant_x8_template.h — the product over rows interleaved by eight, for one SIMD tier.
+// quant_x8_template.h — the products over rows interleaved by eight, for one SIMD tier.
 //
 // The including file defines, before including this header:
 //   X8_INLINE          `static inline` with the tier's target attribute and always_inline
@@ -6,53 +6,82 @@
 //                      X8_ROWS integer and X8_ROWS float accumulators beside the weights)
 //   x8_dot(acc, w, a)  acc + the pairwise int16 products of w and a, as int32 lanes
 // Per 32-column block and activation row: 16 x8_dot into an int32 accumulator (one row per
-// lane), then one convert and two FMAs for all eight rows (scale d·d_x, min m·Σx). The order
-// is the scalar reference's (quant_x8_scalar.c), so every tier returns the same bits.
+// lane), then one convert and one FMA for all eight rows (scale d·d_x), and one more for the
+// formats with a min (m·Σx). The order is the scalar reference's (quant_x8_scalar.c), so every
+// tier returns the same bits. Every function takes the interleaved type id T as a compile-time
+// constant, so each format gets its own straight-line loop.
 #include <immintrin.h>
 #include <string.h>
-#include "quant_blocks.h"
+#include "quant_x8_layout.h"
 
-// Bytes ahead of the block being read: about a dozen blocks, enough for the
-// prefetch to land before a 2-thread matvec reaches it.
+// Bytes ahead of the block being read: about a dozen blocks, enough for the prefetch to land
+// before a 2-thread matvec reaches it.
 #define X8_PREFETCH_AHEAD 2048
 
-/// One group (eight weight rows) against NB activation rows: out[k][lane].
-X8_INLINE void x8_group(const int NB, const loom_block_q4_1x8 *bp, int64_t nbk, const loom_a16 *a,
-                        float out[X8_ROWS][8], int prefetch) {
+/// The 16 fifth bits of a vector as 16 int16 lanes of 0 or 16.
+X8_INLINE __m256i x8_fifth_bits(uint16_t bits) {
+    const __m256i lane = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                                           (short)0x8000);
+    __m256i set = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)bits), lane), lane);
+    return _mm256_and_si256(set, _mm256_set1_epi16(16));
+}
+
+/// Vectors 4s..4s+3 of a block (column pairs 8s..8s+7): each row's values, offset applied.
+X8_INLINE void x8_decode(const int T, const uint8_t *blk, int s, __m256i v[4]) {
+    const uint8_t *qs = blk + x8_qs_offset(T);
+    if (x8_bits(T) == 8) {
+        for (int t = 0; t < 4; t++) v[t] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16 * (4 * s + t))));
+        return;
+    }
     const __m256i low4 = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
+    __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s));
+    __m256i lo = _mm256_and_si256(raw, low4);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
+    v[0] = _mm256_unpacklo_epi8(lo, zero);
+    v[1] = _mm256_unpackhi_epi8(lo, zero);
+    v[2] = _mm256_unpacklo_epi8(hi, zero);
+    v[3] = _mm256_unpackhi_epi8(hi, zero);
+    if (x8_bits(T) == 5) {
+        uint16_t qh[4];
+        memcpy(qh, blk + x8_qh_offset(T) + 8 * s, sizeof qh);
+        for (int t = 0; t < 4; t++) v[t] = _mm256_or_si256(v[t], x8_fifth_bits(qh[t]));
+    }
+    if (x8_offset(T))
+        for (int t = 0; t < 4; t++) v[t] = _mm256_sub_epi16(v[t], _mm256_set1_epi16((short)x8_offset(T)));
+}
+
+/// One group (eight weight rows) against NB activation rows: out[k][lane].
+X8_INLINE void x8_group(const int T, const int NB, const uint8_t *bp, int64_t nbk, const loom_a16 *a,
+                        float out[X8_ROWS][8], int prefetch) {
+    const size_t xb = x8_block_bytes(T);
     __m256 f[X8_ROWS];
     for (int k = 0; k < NB; k++) f[k] = _mm256_setzero_ps();
-    for (int64_t c = 0; c < nbk; c++, bp++) {
-        if (prefetch) {
-            _mm_prefetch((const char *)bp + X8_PREFETCH_AHEAD, _MM_HINT_T0);
-            _mm_prefetch((const char *)bp + X8_PREFETCH_AHEAD + 64, _MM_HINT_T0);
-            _mm_prefetch((const char *)bp + X8_PREFETCH_AHEAD + 128, _MM_HINT_T0);
-        }
+    for (int64_t c = 0; c < nbk; c++, bp += xb) {
+        if (prefetch)
+            for (size_t off = 0; off < xb; off += 64) _mm_prefetch((const char *)bp + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
         __m256i acc[X8_ROWS];
         for (int s = 0; s < 4; s++) {
-            __m256i raw = _mm256_loadu_si256((const __m256i *)(bp->qs + 32 * s));
-            __m256i lo = _mm256_and_si256(raw, low4);
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
-            __m256i v0 = _mm256_unpacklo_epi8(lo, zero), v1 = _mm256_unpackhi_epi8(lo, zero);
-            __m256i v2 = _mm256_unpacklo_epi8(hi, zero), v3 = _mm256_unpackhi_epi8(hi, zero);
+            __m256i v[4];
+            x8_decode(T, bp, s, v);
             for (int k = 0; k < NB; k++) {
                 // Column pairs 4s..4s+3 of this block: four int16 pairs, each broadcast to all lanes.
-                const int16_t *aq = a[k].q + 32 * c + 8 * s;
                 int32_t p[4];
-                memcpy(p, aq, sizeof p);
-                __m256i t = _mm256_madd_epi16(v0, _mm256_set1_epi32(p[0]));
+                memcpy(p, a[k].q + 32 * c + 8 * s, sizeof p);
+                __m256i t = _mm256_madd_epi16(v[0], _mm256_set1_epi32(p[0]));
                 acc[k] = s == 0 ? t : _mm256_add_epi32(acc[k], t);
-                acc[k] = x8_dot(acc[k], v1, _mm256_set1_epi32(p[1]));
-                acc[k] = x8_dot(acc[k], v2, _mm256_set1_epi32(p[2]));
-                acc[k] = x8_dot(acc[k], v3, _mm256_set1_epi32(p[3]));
+                acc[k] = x8_dot(acc[k], v[1], _mm256_set1_epi32(p[1]));
+                acc[k] = x8_dot(acc[k], v[2], _mm256_set1_epi32(p[2]));
+                acc[k] = x8_dot(acc[k], v[3], _mm256_set1_epi32(p[3]));
             }
         }
-        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)bp->d));
-        const __m256 m = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)bp->m));
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)bp));
         for (int k = 0; k < NB; k++) {
             __m256 scale = _mm256_mul_ps(d, _mm256_set1_ps(a[k].d[c]));
             f[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[k]), scale, f[k]);
-            f[k] = _mm256_fmadd_ps(m, _mm256_set1_ps(a[k].sum32[c]), f[k]);
+        }
+        if (x8_has_min(T)) {
+            const __m256 m = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(bp + x8_m_offset(T))));
+            for (int k = 0; k < NB; k++) f[k] = _mm256_fmadd_ps(m, _mm256_set1_ps(a[k].sum32[c]), f[k]);
         }
     }
     for (int k = 0; k < NB; k++) _mm256_storeu_ps(out[k], f[k]);
@@ -68,30 +97,42 @@ X8_INLINE void x8_store(const float out[8], float *y, int64_t g, int64_t r0, int
 
 /// Groups in row order; each group's blocks (a few KiB) stay in L1 while every pass of
 /// X8_ROWS activation rows reads them, so the weights stream from memory once.
-X8_INLINE void x8_product(LOOM_PRODUCT_ARGS) {
+X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     (void)x; (void)ldx;
     const int64_t nbk = n_cols / 32;
     loom_a16 a[X8_ROWS];
     float out[X8_ROWS][8] __attribute__((aligned(32)));
     for (int64_t g = r0 / 8; 8 * g < r1; g++) {
-        const loom_block_q4_1x8 *bp = (const loom_block_q4_1x8 *)((const char *)w + (size_t)g * 8 * row_bytes);
+        const uint8_t *bp = (const uint8_t *)w + (size_t)g * 8 * row_bytes;
         for (int64_t k0 = 0; k0 < nb; k0 += X8_ROWS) {
             const int n = nb - k0 < X8_ROWS ? (int)(nb - k0) : X8_ROWS;
             for (int k = 0; k < n; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(k0 + k) * xq_stride, n_cols);
             // Each row count gets a call with every argument that shapes the loop a constant.
             switch (n) {
 #if X8_ROWS > 4
-            case 8: x8_group(8, bp, nbk, a, out, k0 == 0); break;
-            case 7: x8_group(7, bp, nbk, a, out, k0 == 0); break;
-            case 6: x8_group(6, bp, nbk, a, out, k0 == 0); break;
-            case 5: x8_group(5, bp, nbk, a, out, k0 == 0); break;
+            case 8: x8_group(T, 8, bp, nbk, a, out, k0 == 0); break;
+            case 7: x8_group(T, 7, bp, nbk, a, out, k0 == 0); break;
+            case 6: x8_group(T, 6, bp, nbk, a, out, k0 == 0); break;
+            case 5: x8_group(T, 5, bp, nbk, a, out, k0 == 0); break;
 #endif
-            case 4: x8_group(4, bp, nbk, a, out, k0 == 0); break;
-            case 3: x8_group(3, bp, nbk, a, out, k0 == 0); break;
-            case 2: x8_group(2, bp, nbk, a, out, k0 == 0); break;
-            default: x8_group(1, bp, nbk, a, out, k0 == 0); break;
+            case 4: x8_group(T, 4, bp, nbk, a, out, k0 == 0); break;
+            case 3: x8_group(T, 3, bp, nbk, a, out, k0 == 0); break;
+            case 2: x8_group(T, 2, bp, nbk, a, out, k0 == 0); break;
+            default: x8_group(T, 1, bp, nbk, a, out, k0 == 0); break;
             }
             for (int k = 0; k < n; k++) x8_store(out[k], y + (k0 + k) * ldy, g, r0, r1, accumulate);
         }
     }
 }
+
+#define X8_EXPORT(t, T, tier, target_string)                                                        \
+    __attribute__((target(target_string))) void loom_product_##t##_##tier(LOOM_PRODUCT_ARGS) {     \
+        x8_product(T, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate); \
+    }
+
+#define X8_EXPORT_ALL(tier, target_string)                                                          \
+    X8_EXPORT(q4_0x8, LOOM_TYPE_Q4_0_X8, tier, target_string)                                      \
+    X8_EXPORT(q4_1x8, LOOM_TYPE_Q4_1_X8, tier, target_string)                                      \
+    X8_EXPORT(q5_0x8, LOOM_TYPE_Q5_0_X8, tier, target_string)                                      \
+    X8_EXPORT(q5_1x8, LOOM_TYPE_Q5_1_X8, tier, target_string)                                      \
+    X8_EXPORT(q8_0x8, LOOM_TYPE_Q8_0_X8, tier, target_string)

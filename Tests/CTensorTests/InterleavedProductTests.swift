@@ -5,18 +5,20 @@ import Testing
 /// bit-identical at every tier and for every batch size, and refusals for what the layout
 /// cannot hold.
 @Suite struct InterleavedProductTests {
+    /// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0: every format with an interleaved layout.
+    static let formats = Array(QuantCase.all[3...7])
     static let q4_1 = QuantCase.all[4]
-    static let x8 = Int32(LOOM_TYPE_Q4_1_X8.rawValue)
 
-    /// Row-major Q4_1 rows and their interleaved copy.
-    static func matrix(rows: Int, cols: Int, seed: UInt64) -> (rowMajor: [UInt8], packed: [UInt8], rowBytes: Int) {
+    /// Random row-major rows of `c` and their interleaved copy (of type `x8`).
+    static func matrix(_ c: QuantCase, rows: Int, cols: Int, seed: UInt64)
+        -> (rowMajor: [UInt8], packed: [UInt8], rowBytes: Int, x8: Int32) {
         var rng = TestRNG(seed: seed)
-        let rowBytes = Int(loom_row_bytes(q4_1.type, Int64(cols)))
-        let w = randomWeights(q4_1, rows: rows, cols: cols, rng: &rng)
+        let rowBytes = Int(loom_row_bytes(c.type, Int64(cols)))
+        let w = randomWeights(c, rows: rows, cols: cols, rng: &rng)
         var packed = [UInt8](repeating: 0, count: w.count)
-        let rc = loom_repack_x8(q4_1.type, w, rowBytes, Int64(rows), Int64(cols), &packed)
-        #expect(rc == x8)
-        return (w, packed, rowBytes)
+        let x8 = loom_repack_x8(c.type, w, rowBytes, Int64(rows), Int64(cols), &packed)
+        #expect(x8 == loom_repack_x8_type(c.type) && x8 == 256 + c.type)
+        return (w, packed, rowBytes, x8)
     }
 
     static func quantized(_ x: [Float], cols: Int, batch: Int, tier: loom_isa) -> (bytes: [UInt8], stride: Int) {
@@ -32,8 +34,8 @@ import Testing
         return (xq, stride)
     }
 
-    static func product(_ packed: [UInt8], rowBytes: Int, rows: Int, cols: Int, xq: [UInt8], stride: Int, batch: Int,
-                        tier: loom_isa, range: Range<Int>? = nil, fill: Float = 0) -> [Float] {
+    static func product(_ x8: Int32, _ packed: [UInt8], rowBytes: Int, rows: Int, cols: Int, xq: [UInt8], stride: Int,
+                        batch: Int, tier: loom_isa, range: Range<Int>? = nil, fill: Float = 0) -> [Float] {
         let r = range ?? 0..<rows
         var y = [Float](repeating: fill, count: batch * rows)
         loom_matmul_q_isa(tier, x8, packed, rowBytes, Int64(cols), nil, 0, xq, stride, &y, Int64(rows), Int64(batch),
@@ -41,61 +43,64 @@ import Testing
         return y
     }
 
-    @Test func rowsReadBackAsTheRowMajorRows() {
+    @Test(arguments: formats)
+    func rowsReadBackAsTheRowMajorRows(_ c: QuantCase) {
         let rows = 24, cols = 96
-        let m = Self.matrix(rows: rows, cols: cols, seed: 3)
+        let m = Self.matrix(c, rows: rows, cols: cols, seed: 3)
         var expected = [Float](repeating: 0, count: rows * cols)
-        loom_dequantize_row_isa(LOOM_ISA_SCALAR, Self.q4_1.type, m.rowMajor, &expected, Int64(rows * cols))
+        loom_dequantize_row_isa(LOOM_ISA_SCALAR, c.type, m.rowMajor, &expected, Int64(rows * cols))
         var got = [Float](repeating: .nan, count: rows * cols)
-        loom_dequantize_rows(Self.x8, m.packed, m.rowBytes, Int64(cols), 0, Int64(rows), &got)
+        loom_dequantize_rows(m.x8, m.packed, m.rowBytes, Int64(cols), 0, Int64(rows), &got)
         #expect(got == expected)
         // A row range starting inside a group, and the row-major type through the same entry point.
         var part = [Float](repeating: .nan, count: 5 * cols)
-        loom_dequantize_rows(Self.x8, m.packed, m.rowBytes, Int64(cols), 11, 5, &part)
+        loom_dequantize_rows(m.x8, m.packed, m.rowBytes, Int64(cols), 11, 5, &part)
         #expect(part == Array(expected[11 * cols..<16 * cols]))
-        loom_dequantize_rows(Self.q4_1.type, m.rowMajor, m.rowBytes, Int64(cols), 11, 5, &part)
+        loom_dequantize_rows(c.type, m.rowMajor, m.rowBytes, Int64(cols), 11, 5, &part)
         #expect(part == Array(expected[11 * cols..<16 * cols]))
     }
 
     /// The property batching and speculation rest on: a row's result is the same bits whatever
     /// rows share its batch, and every tier computes the scalar reference's bits.
-    @Test func productsAreBitIdenticalAcrossBatchesAndTiers() {
+    @Test(arguments: formats)
+    func productsAreBitIdenticalAcrossBatchesAndTiers(_ c: QuantCase) {
         let rows = 40, cols = 544, batch = 11
-        let m = Self.matrix(rows: rows, cols: cols, seed: 17)
+        let m = Self.matrix(c, rows: rows, cols: cols, seed: 17)
         var rng = TestRNG(seed: 18)
         let x = randomActivations(count: batch * cols, rng: &rng)
         let q = Self.quantized(x, cols: cols, batch: batch, tier: LOOM_ISA_SCALAR)
-        let reference = Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
+        let reference = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
                                      stride: q.stride, batch: batch, tier: LOOM_ISA_SCALAR)
         for tier in availableTiers {
-            #expect(Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes, stride: q.stride,
+            #expect(Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes, stride: q.stride,
                                  batch: batch, tier: tier) == reference, "\(tier): batch of \(batch)")
             for b in [0, 5, 10] {
                 let one = Array(q.bytes[b * q.stride..<(b + 1) * q.stride])
-                let alone = Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: one,
+                let alone = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: one,
                                          stride: q.stride, batch: 1, tier: tier)
                 #expect(alone == Array(reference[b * rows..<(b + 1) * rows]), "\(tier): row \(b) alone")
             }
         }
     }
 
-    @Test func productsStayWithinTheRowMajorErrorBound() {
+    @Test(arguments: formats)
+    func productsStayWithinTheRowMajorErrorBound(_ c: QuantCase) {
         let rows = 16, cols = 544, batch = 3
-        let m = Self.matrix(rows: rows, cols: cols, seed: 23)
+        let m = Self.matrix(c, rows: rows, cols: cols, seed: 23)
         var rng = TestRNG(seed: 24)
         let x = randomActivations(count: batch * cols, rng: &rng)
         var wf = [Float](repeating: 0, count: rows * cols)
-        loom_dequantize_row_isa(LOOM_ISA_SCALAR, Self.q4_1.type, m.rowMajor, &wf, Int64(rows * cols))
+        loom_dequantize_row_isa(LOOM_ISA_SCALAR, c.type, m.rowMajor, &wf, Int64(rows * cols))
         let groupMax = QuantKernelTests.groupMaxima(x)
         for tier in availableTiers {
             let q = Self.quantized(x, cols: cols, batch: batch, tier: tier)
-            let y = Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes, stride: q.stride,
+            let y = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes, stride: q.stride,
                                  batch: batch, tier: tier)
             for b in 0..<batch {
                 for r in 0..<rows {
                     let wr = wf[r * cols..<(r + 1) * cols], xb = x[b * cols..<(b + 1) * cols]
                     let err = abs(Double(y[b * rows + r]) - QuantKernelTests.exactDot(wr, xb))
-                    let bound = QuantKernelTests.bound(Self.q4_1, w: wr, x: xb,
+                    let bound = QuantKernelTests.bound(c, w: wr, x: xb,
                                                        groupMax: groupMax[b * cols / 32..<(b + 1) * cols / 32])
                     #expect(err <= bound, "\(tier) b \(b) r \(r)")
                 }
@@ -105,16 +110,17 @@ import Testing
 
     /// A thread's share of rows may start or end inside a group of eight: only its rows change,
     /// and accumulating adds the product once.
-    @Test func rowRangesWriteOnlyTheirRows() {
+    @Test(arguments: formats)
+    func rowRangesWriteOnlyTheirRows(_ c: QuantCase) {
         let rows = 32, cols = 96
-        let m = Self.matrix(rows: rows, cols: cols, seed: 29)
+        let m = Self.matrix(c, rows: rows, cols: cols, seed: 29)
         var rng = TestRNG(seed: 30)
         let x = randomActivations(count: cols, rng: &rng)
         for tier in availableTiers {
             let q = Self.quantized(x, cols: cols, batch: 1, tier: tier)
-            let full = Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
+            let full = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
                                     stride: q.stride, batch: 1, tier: tier)
-            let part = Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
+            let part = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
                                     stride: q.stride, batch: 1, tier: tier, range: 3..<21, fill: -12345)
             #expect(part[0..<3].allSatisfy { $0 == -12345 } && part[21...].allSatisfy { $0 == -12345 })
             #expect(Array(part[3..<21]) == Array(full[3..<21]))
@@ -122,25 +128,26 @@ import Testing
         // Accumulation, through the default entry point.
         let q = Self.quantized(x, cols: cols, batch: 1, tier: loom_isa_active())
         var y = [Float](repeating: 1, count: rows)
-        loom_matmul_q_accumulate(Self.x8, m.packed, m.rowBytes, Int64(cols), nil, 0, q.bytes, q.stride, &y, Int64(rows),
+        loom_matmul_q_accumulate(m.x8, m.packed, m.rowBytes, Int64(cols), nil, 0, q.bytes, q.stride, &y, Int64(rows),
                                  1, 0, Int64(rows))
-        let full = Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes, stride: q.stride,
+        let full = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes, stride: q.stride,
                                 batch: 1, tier: loom_isa_active())
         #expect(y == full.map { 1 + $0 })
     }
 
     /// loom_matmul quantizes wide batches in column chunks, which start inside each group.
-    @Test func columnChunksMatchTheWholeRow() {
+    @Test(arguments: formats)
+    func columnChunksMatchTheWholeRow(_ c: QuantCase) {
         let rows = 8, cols = 2048, batch = 8      // 8192 stack columns / 8 rows: two chunks of 1024
-        let m = Self.matrix(rows: rows, cols: cols, seed: 31)
+        let m = Self.matrix(c, rows: rows, cols: cols, seed: 31)
         var rng = TestRNG(seed: 32)
         let x = randomActivations(count: batch * cols, rng: &rng)
         for tier in availableTiers {
             var chunked = [Float](repeating: .nan, count: batch * rows)
-            loom_matmul_isa(tier, Self.x8, m.packed, m.rowBytes, Int64(cols), x, Int64(cols), &chunked, Int64(rows),
+            loom_matmul_isa(tier, m.x8, m.packed, m.rowBytes, Int64(cols), x, Int64(cols), &chunked, Int64(rows),
                             Int64(batch), 0, Int64(rows))
             let q = Self.quantized(x, cols: cols, batch: batch, tier: tier)
-            let whole = Self.product(m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
+            let whole = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
                                      stride: q.stride, batch: batch, tier: tier)
             for i in whole.indices {
                 #expect(abs(chunked[i] - whole[i]) <= 1e-5 * max(1, abs(whole[i])), "\(tier) element \(i)")
@@ -157,12 +164,13 @@ import Testing
         #expect(loom_repack_x8(Self.q4_1.type, w, rowBytes, 8, 48, &out) == -1)        // not whole blocks
         #expect(loom_repack_x8(Int32(LOOM_TYPE_Q8_K.rawValue), w, rowBytes, 8, 64, &out) == -1)
         #expect(out.allSatisfy { $0 == 0xAB })
-        #expect(loom_repack_x8_type(Self.q4_1.type) == Self.x8)
+        #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q4_K.rawValue)) == -1)
         #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q8_K.rawValue)) == -1)
-        // A file cannot declare the layout, and a single row of it cannot be dequantized alone.
-        #expect(!loom_type_supported(Self.x8))
+        // A file cannot declare the layouts, and a single row of one cannot be dequantized alone.
+        let x8 = Int32(LOOM_TYPE_Q4_1_X8.rawValue)
+        #expect(Self.formats.allSatisfy { !loom_type_supported(loom_repack_x8_type($0.type)) })
         var row = [Float](repeating: 0, count: 64)
-        loom_dequantize_row(Self.x8, w, &row, 64)
+        loom_dequantize_row(x8, w, &row, 64)
         #expect(row.allSatisfy { $0.isNaN })
     }
 }

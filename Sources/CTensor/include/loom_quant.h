@@ -36,9 +36,13 @@ typedef enum loom_type {
     LOOM_TYPE_Q6_K = 14,
     LOOM_TYPE_Q8_K = 15,
     LOOM_TYPE_BF16 = 30,
-    /// Loom's own layout, never found in a file: Q4_1 rows interleaved by eight
-    /// (loom_repack_x8), so one vector lane accumulates one output row.
+    /// Loom's own layouts, never found in a file: rows interleaved by eight (loom_repack_x8),
+    /// so one vector lane accumulates one output row. Numbered 256 + the format's id.
+    LOOM_TYPE_Q4_0_X8 = 256 + 2,
     LOOM_TYPE_Q4_1_X8 = 256 + 3,
+    LOOM_TYPE_Q5_0_X8 = 256 + 6,
+    LOOM_TYPE_Q5_1_X8 = 256 + 7,
+    LOOM_TYPE_Q8_0_X8 = 256 + 8,
 } loom_type;
 
 /// True when Loom can read a file's tensor of this type id (its own interleaved layouts, which

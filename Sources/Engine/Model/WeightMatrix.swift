@@ -48,20 +48,17 @@ public struct WeightMatrix: @unchecked Sendable {
     /// True when the rows are interleaved by eight.
     public var isInterleaved: Bool { loom_type_is_interleaved(type) }
 
-    /// The rows interleaved by eight in memory of their own (loom_repack_x8), with that memory,
-    /// or nil when the type has no interleaved layout or the shape does not allow it: rows must
-    /// be a multiple of 8, and so must every row index in `splits` (the boundaries at which a
-    /// fused tensor is cut into its parts).
-    func interleaved(splits: [Int] = []) -> (matrix: WeightMatrix, storage: UnsafeMutableRawPointer)? {
+    /// The rows interleaved by eight (loom_repack_x8) in memory taken from `memory`, or nil
+    /// when the type has no interleaved layout or the shape does not allow it: rows must be a
+    /// multiple of 8, and so must every row index in `splits` (the boundaries at which a fused
+    /// tensor is cut into its parts).
+    func interleaved(into memory: InterleavedMemory, splits: [Int] = []) -> WeightMatrix? {
         let packed = loom_repack_x8_type(type)
-        guard packed >= 0, rows % 8 == 0, splits.allSatisfy({ $0 % 8 == 0 }) else { return nil }
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: rows * rowBytes, alignment: 64)
-        guard loom_repack_x8(type, data, rowBytes, Int64(rows), Int64(columns), storage) == packed else {
-            storage.deallocate()
-            return nil
-        }
-        let matrix = WeightMatrix(data: UnsafeRawPointer(storage), type: packed, rows: rows, columns: columns,
-                                  rowBytes: rowBytes)
-        return (matrix, storage)
+        guard packed >= 0, rows % 8 == 0, splits.allSatisfy({ $0 % 8 == 0 }),
+              let storage = memory.take(rows * rowBytes),
+              loom_repack_x8(type, data, rowBytes, Int64(rows), Int64(columns), storage) == packed
+        else { return nil }
+        return WeightMatrix(data: UnsafeRawPointer(storage), type: packed, rows: rows, columns: columns,
+                            rowBytes: rowBytes)
     }
 }

@@ -53,7 +53,7 @@ public final class Weights: @unchecked Sendable {
 
     private let arena: UnsafeMutablePointer<Float>?
     /// The memory of the interleaved matrices.
-    private let interleavedStorage: [UnsafeMutableRawPointer]
+    private let interleavedMemory: InterleavedMemory?
 
     /// Binds the tensors of `file`, which `description` was derived from (and so validated).
     public init(file: GGUFFile, description: ModelDescription) {
@@ -96,16 +96,19 @@ public final class Weights: @unchecked Sendable {
             Kernels.dequantizeRow(type: Int32(bitPattern: t.typeID), source: src, destination: dst, count: t.elementCount)
             return UnsafePointer(dst)
         }
-        var storage: [UnsafeMutableRawPointer] = []
+        // Room for every tensor of a type with an interleaved layout (a few the model does not
+        // bind are never written, so never resident).
+        let interleavable = file.tensors.filter { loom_repack_x8_type(Int32(bitPattern: $0.typeID)) >= 0 }
+        let memory = interleavable.isEmpty ? nil
+            : InterleavedMemory(bytes: interleavable.reduce(0) { $0 + ($1.byteCount + 63) / 64 * 64 })
         /// The matrix, interleaved when its type and shape allow (`splits`: where a fused
         /// tensor is cut into its parts).
         func matrix(_ name: String, splits: [Int] = []) -> WeightMatrix {
             let t = tensor(name)
             let m = WeightMatrix(file: file, tensor: t)
-            guard let packed = m.interleaved(splits: splits) else { return m }
-            storage.append(packed.storage)
+            guard let memory, let packed = m.interleaved(into: memory, splits: splits) else { return m }
             file.releaseResidentPages(of: t)
-            return packed.matrix
+            return packed
         }
 
         tokenEmbedding = matrix(TensorName.tokenEmbedding)
@@ -150,11 +153,8 @@ public final class Weights: @unchecked Sendable {
                 postFFNNorm: optional(.postNorms, TensorName.postFFNNorm)))
         }
         self.blocks = blocks
-        interleavedStorage = storage
+        interleavedMemory = memory
     }
 
-    deinit {
-        arena?.deallocate()
-        for p in interleavedStorage { p.deallocate() }
-    }
+    deinit { arena?.deallocate() }
 }
