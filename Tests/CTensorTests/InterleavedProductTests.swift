@@ -21,6 +21,11 @@ import Testing
         return (w, packed, rowBytes, x8)
     }
 
+    static func activations(_ count: Int, seed: UInt64) -> [Float] {
+        var rng = TestRNG(seed: seed)
+        return randomActivations(count: count, rng: &rng)
+    }
+
     static func quantized(_ x: [Float], cols: Int, batch: Int, tier: loom_isa) -> (bytes: [UInt8], stride: Int) {
         let stride = loom_activation_bytes(Int64(cols))
         var xq = [UInt8](repeating: 0, count: stride * batch)
@@ -66,8 +71,7 @@ import Testing
     func productsAreBitIdenticalAcrossBatchesAndTiers(_ c: QuantCase) {
         let rows = 40, cols = 544, batch = 11
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 17)
-        var rng = TestRNG(seed: 18)
-        let x = randomActivations(count: batch * cols, rng: &rng)
+        let x = Self.activations(batch * cols, seed: 18)
         let q = Self.quantized(x, cols: cols, batch: batch, tier: LOOM_ISA_SCALAR)
         let reference = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
                                      stride: q.stride, batch: batch, tier: LOOM_ISA_SCALAR)
@@ -87,8 +91,7 @@ import Testing
     func productsStayWithinTheRowMajorErrorBound(_ c: QuantCase) {
         let rows = 16, cols = 544, batch = 3
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 23)
-        var rng = TestRNG(seed: 24)
-        let x = randomActivations(count: batch * cols, rng: &rng)
+        let x = Self.activations(batch * cols, seed: 24)
         var wf = [Float](repeating: 0, count: rows * cols)
         loom_dequantize_row_isa(LOOM_ISA_SCALAR, c.type, m.rowMajor, &wf, Int64(rows * cols))
         let groupMax = QuantKernelTests.groupMaxima(x)
@@ -114,8 +117,7 @@ import Testing
     func rowRangesWriteOnlyTheirRows(_ c: QuantCase) {
         let rows = 32, cols = 96
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 29)
-        var rng = TestRNG(seed: 30)
-        let x = randomActivations(count: cols, rng: &rng)
+        let x = Self.activations(cols, seed: 30)
         for tier in availableTiers {
             let q = Self.quantized(x, cols: cols, batch: 1, tier: tier)
             let full = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
@@ -140,8 +142,7 @@ import Testing
     func columnChunksMatchTheWholeRow(_ c: QuantCase) {
         let rows = 8, cols = 2048, batch = 8      // 8192 stack columns / 8 rows: two chunks of 1024
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 31)
-        var rng = TestRNG(seed: 32)
-        let x = randomActivations(count: batch * cols, rng: &rng)
+        let x = Self.activations(batch * cols, seed: 32)
         for tier in availableTiers {
             var chunked = [Float](repeating: .nan, count: batch * rows)
             loom_matmul_isa(tier, m.x8, m.packed, m.rowBytes, Int64(cols), x, Int64(cols), &chunked, Int64(rows),
