@@ -511,17 +511,19 @@ extension SchedulerCore {
         let vocabulary = transformer.model.config.vocabularySize
         for i in 0..<rows {
             let row = UnsafeBufferPointer(rebasing: logits[i * vocabulary..<(i + 1) * vocabulary])
-            if s.cancellation.isCancelled { return (.cancelled, nil) }
+            // A sequence that ends inside a verified run still reports the run: its first i
+            // proposals were confirmed.
+            if s.cancellation.isCancelled { return endRun(d, confirmed: i, (.cancelled, nil)) }
             if d.maxTokens == 0 { return (.maxTokens, nil) }
             guard let token = d.sampler.sample(row) else {
-                return (nil, .invalidConfiguration("no token can be sampled: every logit is non-finite"))
+                return endRun(d, confirmed: i, (nil, .invalidConfiguration("no token can be sampled: every logit is non-finite")))
             }
-            if d.stopTokens.contains(token) { return (.stopToken(token), nil) }
+            if d.stopTokens.contains(token) { return endRun(d, confirmed: i, (.stopToken(token), nil)) }
             d.sampler.accept(token)
             let confirmed = i < d.outstanding.count && d.outstanding[i] == token
             if !confirmed { dropProposals(s, d, confirmed: i) }
             switch d.ring.offer(token) {
-            case .none: return (.cancelled, nil)
+            case .none: return endRun(d, confirmed: i, (.cancelled, nil))
             case .some(false):
                 // The token waits outside the sequence until the consumer makes room.
                 if confirmed { dropProposals(s, d, confirmed: i) }
@@ -532,13 +534,25 @@ extension SchedulerCore {
                     // Already in the sequence and its KV blocks, and its successor's row is next.
                     d.generated += 1
                     d.lookup?.append(token)
-                    if d.generated == d.maxTokens { return (.maxTokens, nil) }
+                    if d.generated == d.maxTokens { return endRun(d, confirmed: i + 1, (.maxTokens, nil)) }
                     continue
                 }
                 return afterEmit(s, d, token)
             }
         }
         return nil
+    }
+
+    /// Reports a verified run cut short by the sequence's end (its tokens and blocks go with the
+    /// sequence), and passes `outcome` through.
+    private func endRun(_ d: SamplingDriver, confirmed: Int, _ outcome: (FinishReason?, EngineError?))
+        -> (FinishReason?, EngineError?)
+    {
+        if !d.outstanding.isEmpty {
+            d.lookup?.record(proposed: d.outstanding.count, accepted: min(confirmed, d.outstanding.count))
+            d.outstanding.removeAll(keepingCapacity: true)
+        }
+        return outcome
     }
 
     /// Ends a verified run: proposals past the first `confirmed` leave the sequence and the KV

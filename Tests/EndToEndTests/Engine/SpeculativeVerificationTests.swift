@@ -97,3 +97,59 @@ import Testing
         #expect(plain.speculation.proposed == 0)
     }
 }
+
+/// The speculation counters a pipelined stream reports count every verified run, including one
+/// the token budget cuts short, against an independent replay of the proposer over the tokens
+/// the stream produced.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SpeculationCounterTests {
+    /// What the counters must say for `output`: the proposer sees the prompt and each emitted
+    /// token; a proposal is verified against the tokens that follow; the budget may end a run.
+    /// Also whether the budget ended inside a run.
+    static func replay(prompt: [Int32], output: [Int32], maxTokens: Int, maxRun: Int)
+        -> (proposed: Int, accepted: Int, cutInsideRun: Bool)
+    {
+        var lookup = PromptLookup(prompt: prompt, maxRun: maxRun)
+        var proposal: [Int32] = []
+        var next = 0
+        while next < output.count {
+            var confirmed = 0
+            while confirmed < proposal.count && next < output.count && output[next] == proposal[confirmed] {
+                lookup.append(output[next])
+                next += 1
+                confirmed += 1
+                if next == maxTokens {
+                    lookup.record(proposed: proposal.count, accepted: confirmed)
+                    return (lookup.proposedTokens, lookup.acceptedTokens, true)
+                }
+            }
+            lookup.record(proposed: proposal.count, accepted: confirmed)
+            guard next < output.count else { break }
+            // The step's own token (no proposal, or the first that differed).
+            let token = output[next]
+            next += 1
+            if next == maxTokens { break }
+            lookup.append(token)
+            lookup.propose(limit: maxTokens - next, into: &proposal)
+        }
+        return (lookup.proposedTokens, lookup.acceptedTokens, false)
+    }
+
+    @Test func countersIncludeARunTheBudgetCuts() async throws {
+        let model = try ModelStore.shared.model(path: RuntimeFixtures.stories)
+        let config = TransformerConfiguration(threads: 2, maxBatch: 64, contextLength: 256)
+        let phrase = RuntimeFixtures.prompt(12, vocabulary: model.config.vocabularySize, salt: 4)
+        let prompt = [1] + phrase + phrase + phrase
+        let scheduler = try Scheduler(model: model, configuration: config, policy: SchedulerPolicy(maxSequences: 4))
+        var cuts = 0
+        for maxTokens in 20...36 {
+            let stream = try scheduler.generate(prompt: prompt, sampling: .greedy, maxTokens: maxTokens, speculation: 6)
+            let output = try await RuntimeFixtures.collect(stream)
+            let expected = Self.replay(prompt: prompt, output: output, maxTokens: maxTokens, maxRun: 6)
+            #expect(stream.speculation.proposed == expected.proposed, "budget \(maxTokens)")
+            #expect(stream.speculation.accepted == expected.accepted, "budget \(maxTokens)")
+            if expected.cutInsideRun { cuts += 1 }
+        }
+        // Some budgets must end inside a verified run, or the case under test never occurred.
+        #expect(cuts > 0)
+    }
+}
