@@ -219,6 +219,26 @@ typedef struct {
 } loom_block_q8_0x8;
 _Static_assert(sizeof(loom_block_q8_0x8) == 8 * sizeof(loom_block_q8_0), "Q8_0x8 block size");
 
+/// Q4_Kx8: eight Q4_K super-blocks. The scales stay packed per row (loom_k_scale_min reads
+/// them); chunk c's values (its 32 columns, as a legacy block's) are qs[c], laid out as in Q4_0x8.
+typedef struct {
+    loom_fp16 d[8];
+    loom_fp16 dmin[8];
+    uint8_t scales[8][LOOM_K_SCALE_SIZE];
+    uint8_t qs[8][128];
+} loom_block_q4_Kx8;
+_Static_assert(sizeof(loom_block_q4_Kx8) == 8 * sizeof(loom_block_q4_K), "Q4_Kx8 block size");
+
+/// Q5_Kx8: Q4_Kx8 with chunk c's fifth bits in qh[c], laid out as in Q5_0x8.
+typedef struct {
+    loom_fp16 d[8];
+    loom_fp16 dmin[8];
+    uint8_t scales[8][LOOM_K_SCALE_SIZE];
+    uint16_t qh[8][16];
+    uint8_t qs[8][128];
+} loom_block_q5_Kx8;
+_Static_assert(sizeof(loom_block_q5_Kx8) == 8 * sizeof(loom_block_q5_K), "Q5_Kx8 block size");
+
 /// Element e of vector j: row e / 2, column 2j + e % 2.
 static inline int loom_x8_element(int row, int col) { return 2 * row + col % 2; }
 
@@ -322,7 +342,8 @@ typedef struct {
 #define LOOM_DECLARE_X8_PRODUCTS(tier) \
     void loom_product_q4_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q4_1x8_##tier(LOOM_PRODUCT_ARGS); \
     void loom_product_q5_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q5_1x8_##tier(LOOM_PRODUCT_ARGS); \
-    void loom_product_q8_0x8_##tier(LOOM_PRODUCT_ARGS);
+    void loom_product_q8_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q4_Kx8_##tier(LOOM_PRODUCT_ARGS); \
+    void loom_product_q5_Kx8_##tier(LOOM_PRODUCT_ARGS);
 
 #define LOOM_DECLARE_TIER(tier) \
     LOOM_DECLARE_TYPE_KERNELS(f32, tier) LOOM_DECLARE_TYPE_KERNELS(f16, tier) LOOM_DECLARE_TYPE_KERNELS(bf16, tier) \

@@ -54,10 +54,11 @@
         TRAITS(q4_K, tier, 0), TRAITS(q5_K, tier, 0), TRAITS(q6_K, tier, 0), TRAITS(q8_K, tier, 0), \
         { 0, loom_product_q4_0x8_##x8, 0 }, { 0, loom_product_q4_1x8_##x8, 0 },                    \
         { 0, loom_product_q5_0x8_##x8, 0 }, { 0, loom_product_q5_1x8_##x8, 0 },                    \
-        { 0, loom_product_q8_0x8_##x8, 0 },                                                        \
+        { 0, loom_product_q8_0x8_##x8, 0 }, { 0, loom_product_q4_Kx8_##x8, 0 },                    \
+        { 0, loom_product_q5_Kx8_##x8, 0 },                                                        \
     }
 
-#define N_SLOTS 20
+#define N_SLOTS 22
 
 static const loom_quant_traits table_ref[N_SLOTS] = TIER_TABLE(ref, ref);
 #if defined(__x86_64__)
@@ -88,6 +89,8 @@ static int type_slot(int type) {
     case LOOM_TYPE_Q5_0_X8: return 17;
     case LOOM_TYPE_Q5_1_X8: return 18;
     case LOOM_TYPE_Q8_0_X8: return 19;
+    case LOOM_TYPE_Q4_K_X8: return 20;
+    case LOOM_TYPE_Q5_K_X8: return 21;
     default: return -1;
     }
 }
@@ -135,7 +138,7 @@ static void poison(float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int6
         for (int64_t r = r_begin; r < r_end; r++) y[b * ldy + r] = __builtin_nanf("");
 }
 
-bool loom_type_is_interleaved(int type) { return type >= LOOM_TYPE_Q4_0_X8 && type <= LOOM_TYPE_Q8_0_X8 && type_slot(type) >= 0; }
+bool loom_type_is_interleaved(int type) { return type >= LOOM_TYPE_Q4_0_X8 && type_slot(type) >= 15; }
 
 bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;

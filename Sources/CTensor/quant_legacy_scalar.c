@@ -4,7 +4,6 @@
 #include "quant_scalar_template.h"
 #include "quant_legacy_decode.h"
 
-
 LOOM_SCALAR_QUANT_KERNELS(q4_0, loom_block_q4_0, 32)
 LOOM_SCALAR_QUANT_KERNELS(q4_1, loom_block_q4_1, 32)
 LOOM_SCALAR_QUANT_KERNELS(q5_0, loom_block_q5_0, 32)

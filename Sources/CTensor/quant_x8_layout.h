@@ -6,8 +6,13 @@
 
 #include <stddef.h>
 #include "quant_blocks.h"
+#include "loom_half.h"
 
 #define LOOM_X8_INLINE static inline __attribute__((always_inline, unused))
+
+/// True for the K-quant layouts: a block is a super-block of 8 chunks of 32 columns, each with
+/// its own scale and min (d·sc and -dmin·m, from the row's packed 6-bit scales).
+LOOM_X8_INLINE int x8_is_k(int T) { return T == LOOM_TYPE_Q4_K_X8 || T == LOOM_TYPE_Q5_K_X8; }
 
 /// Bytes of one interleaved block (eight of the format's blocks).
 LOOM_X8_INLINE size_t x8_block_bytes(int T) {
@@ -16,25 +21,35 @@ LOOM_X8_INLINE size_t x8_block_bytes(int T) {
     case LOOM_TYPE_Q4_1_X8: return sizeof(loom_block_q4_1x8);
     case LOOM_TYPE_Q5_0_X8: return sizeof(loom_block_q5_0x8);
     case LOOM_TYPE_Q5_1_X8: return sizeof(loom_block_q5_1x8);
+    case LOOM_TYPE_Q4_K_X8: return sizeof(loom_block_q4_Kx8);
+    case LOOM_TYPE_Q5_K_X8: return sizeof(loom_block_q5_Kx8);
     default: return sizeof(loom_block_q8_0x8);
     }
 }
 
+/// Columns per block: 32, or 256 for the K-quant super-blocks.
+LOOM_X8_INLINE int x8_block_cols(int T) { return x8_is_k(T) ? 256 : 32; }
+
 /// Bits per stored value: 4 (nibbles), 5 (nibbles and a qh bit) or 8 (signed bytes).
 LOOM_X8_INLINE int x8_bits(int T) {
-    return T == LOOM_TYPE_Q8_0_X8 ? 8 : T == LOOM_TYPE_Q5_0_X8 || T == LOOM_TYPE_Q5_1_X8 ? 5 : 4;
+    return T == LOOM_TYPE_Q8_0_X8 ? 8 : T == LOOM_TYPE_Q5_0_X8 || T == LOOM_TYPE_Q5_1_X8 || T == LOOM_TYPE_Q5_K_X8 ? 5 : 4;
 }
 
 /// The constant subtracted from every stored value (Q4_0: 8, Q5_0: 16).
 LOOM_X8_INLINE int x8_offset(int T) { return T == LOOM_TYPE_Q4_0_X8 ? 8 : T == LOOM_TYPE_Q5_0_X8 ? 16 : 0; }
 
-/// True when the weights carry a min term (weight = d*q + m).
-LOOM_X8_INLINE int x8_has_min(int T) { return T == LOOM_TYPE_Q4_1_X8 || T == LOOM_TYPE_Q5_1_X8; }
+/// True when the weights carry an additive term (weight = d*q + m; the K-quants' -dmin*m).
+LOOM_X8_INLINE int x8_has_min(int T) { return T == LOOM_TYPE_Q4_1_X8 || T == LOOM_TYPE_Q5_1_X8 || x8_is_k(T); }
 
-/// Byte offsets of the lane-ordered mins, the fifth bits, and the values in a block.
+/// Byte offsets of the lane-ordered mins (legacy formats), the fifth bits, and the values in a
+/// block; for the K-quants, of chunk 0's (chunk c's follow at c times their size).
 LOOM_X8_INLINE size_t x8_m_offset(int T) { (void)T; return offsetof(loom_block_q4_1x8, m); }
 LOOM_X8_INLINE size_t x8_qh_offset(int T) {
-    return T == LOOM_TYPE_Q5_1_X8 ? offsetof(loom_block_q5_1x8, qh) : offsetof(loom_block_q5_0x8, qh);
+    switch (T) {
+    case LOOM_TYPE_Q5_1_X8: return offsetof(loom_block_q5_1x8, qh);
+    case LOOM_TYPE_Q5_K_X8: return offsetof(loom_block_q5_Kx8, qh);
+    default: return offsetof(loom_block_q5_0x8, qh);
+    }
 }
 LOOM_X8_INLINE size_t x8_qs_offset(int T) {
     switch (T) {
@@ -42,8 +57,20 @@ LOOM_X8_INLINE size_t x8_qs_offset(int T) {
     case LOOM_TYPE_Q4_1_X8: return offsetof(loom_block_q4_1x8, qs);
     case LOOM_TYPE_Q5_0_X8: return offsetof(loom_block_q5_0x8, qs);
     case LOOM_TYPE_Q5_1_X8: return offsetof(loom_block_q5_1x8, qs);
+    case LOOM_TYPE_Q4_K_X8: return offsetof(loom_block_q4_Kx8, qs);
+    case LOOM_TYPE_Q5_K_X8: return offsetof(loom_block_q5_Kx8, qs);
     default: return offsetof(loom_block_q8_0x8, qs);
     }
+}
+
+/// Chunk c's (32 columns') values and fifth bits, given the group's first block.
+LOOM_X8_INLINE const uint8_t *x8_chunk_qs(int T, const uint8_t *group, int64_t c) {
+    if (x8_is_k(T)) return group + (size_t)(c / 8) * x8_block_bytes(T) + x8_qs_offset(T) + (size_t)(c % 8) * 128;
+    return group + (size_t)c * x8_block_bytes(T) + x8_qs_offset(T);
+}
+LOOM_X8_INLINE const uint8_t *x8_chunk_qh(int T, const uint8_t *group, int64_t c) {
+    if (x8_is_k(T)) return group + (size_t)(c / 8) * x8_block_bytes(T) + x8_qh_offset(T) + (size_t)(c % 8) * 32;
+    return group + (size_t)c * x8_block_bytes(T) + x8_qh_offset(T);
 }
 
 #endif

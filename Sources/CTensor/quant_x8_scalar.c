@@ -1,12 +1,15 @@
 // Rows interleaved by eight: repacking, row dequantization, and the scalar reference product.
 //
 // The reference product computes exactly what the SIMD tiers compute, in the same order: per
-// 32-column block, the exact integer dot product of each row's values (offset applied) with the
-// activation's int16 values, then f = fma(isum, d_row * d_x, f) and, for formats with a min,
-// f = fma(m_row, Σx, f). fmaf rounds as the vector FMA does, and the integer sums' conversion
-// to float rounds as the vector conversion does, so the tiers agree bit for bit.
+// chunk of 32 columns, the exact integer dot product of each row's values (offset applied) with
+// the activation's int16 values, then f = fma(isum, s_row * d_x, f) and, for formats with an
+// additive term, f = fma(b_row, Σx, f), where s and b are the chunk's scale and term as the
+// row-major decoders state them (quant_legacy_decode.h, quant_k_decode.h). fmaf rounds as the
+// vector FMA does, and the integer sums' conversion to float rounds as the vector conversion
+// does, so the tiers agree bit for bit.
 #include <math.h>
 #include <string.h>
+#include "quant_k_decode.h"
 #include "quant_legacy_decode.h"
 #include "quant_x8_layout.h"
 
@@ -15,21 +18,23 @@
 int loom_repack_x8_type(int type) {
     switch (type) {
     case LOOM_TYPE_Q4_0: case LOOM_TYPE_Q4_1: case LOOM_TYPE_Q5_0: case LOOM_TYPE_Q5_1: case LOOM_TYPE_Q8_0:
+    case LOOM_TYPE_Q4_K: case LOOM_TYPE_Q5_K:
         return 256 + type;
     default: return -1;
     }
 }
 
-/// A row-major block's stored integers (the format's formula without its offset) and its
-/// f16 scale and min bits.
-LOOM_X8_INLINE void stored_values(int type, const void *blk, int16_t q[32]) {
+/// Chunk c of a row-major block: its stored integers (the format's formula without its offset).
+LOOM_X8_INLINE void stored_values(int type, const void *blk, int c, int16_t q[32]) {
     float s[2], b[2];
     switch (type) {
-    case LOOM_TYPE_Q4_0: dec_q4_0(blk, 0, q, s, b); break;
-    case LOOM_TYPE_Q4_1: dec_q4_1(blk, 0, q, s, b); break;
-    case LOOM_TYPE_Q5_0: dec_q5_0(blk, 0, q, s, b); break;
-    case LOOM_TYPE_Q5_1: dec_q5_1(blk, 0, q, s, b); break;
-    default: dec_q8_0(blk, 0, q, s, b); break;
+    case LOOM_TYPE_Q4_0: dec_q4_0(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q4_1: dec_q4_1(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q5_0: dec_q5_0(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q5_1: dec_q5_1(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q4_K: dec_q4_K(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q5_K: dec_q5_K(blk, c, q, s, b); break;
+    default: dec_q8_0(blk, c, q, s, b); break;
     }
     int off = x8_offset(256 + type);
     for (int i = 0; i < 32; i++) q[i] = (int16_t)(q[i] + off);
@@ -41,9 +46,9 @@ LOOM_X8_INLINE void stored_values(int type, const void *blk, int16_t q[32]) {
 static const int nibble_byte[4] = {0, 1, 8, 9};
 static inline int nibble_base(int row, int s) { return 32 * s + 16 * (row / 4) + 2 * (row % 4); }
 
-/// Writes row `row`'s stored integers into interleaved block `o` (whose value bytes start zeroed).
-LOOM_X8_INLINE void place(int T, uint8_t *o, int row, const int16_t q[32]) {
-    uint8_t *qs = o + x8_qs_offset(T);
+/// Writes row `row`'s stored integers of one chunk into its values `qs` and fifth bits `qh`
+/// (both zeroed before the first row).
+LOOM_X8_INLINE void place(int T, uint8_t *qs, uint8_t *qh_bytes, int row, const int16_t q[32]) {
     if (x8_bits(T) == 8) {
         for (int col = 0; col < 32; col++) qs[16 * (col / 2) + loom_x8_element(row, col)] = (uint8_t)(int8_t)q[col];
         return;
@@ -53,11 +58,11 @@ LOOM_X8_INLINE void place(int T, uint8_t *o, int row, const int16_t q[32]) {
             qs[nibble_base(row, s) + nibble_byte[u]] = (uint8_t)((q[8 * s + u] & 0xF) | (q[8 * s + u + 4] & 0xF) << 4);
     if (x8_bits(T) == 5) {
         uint16_t qh[16];
-        memcpy(qh, o + x8_qh_offset(T), sizeof qh);
+        memcpy(qh, qh_bytes, sizeof qh);
         // Branch-free: the fifth bits are random, and a branch on each mispredicts half the time.
         for (int col = 0; col < 32; col++)
             qh[col / 2] |= (uint16_t)(((q[col] >> 4) & 1) << loom_x8_element(row, col));
-        memcpy(o + x8_qh_offset(T), qh, sizeof qh);
+        memcpy(qh_bytes, qh, sizeof qh);
     }
 }
 
@@ -65,21 +70,31 @@ LOOM_X8_INLINE void place(int T, uint8_t *o, int row, const int16_t q[32]) {
 /// tests fold away).
 LOOM_X8_INLINE void repack_rows(const int T, const void *src, size_t row_bytes, int64_t n_rows, int64_t n_cols,
                                 void *dst) {
-    const int type = T - 256;
-    const int64_t nbk = n_cols / 32;
+    const int type = T - 256, chunks = x8_block_cols(T) / 32;
+    const int64_t nbk = n_cols / x8_block_cols(T);
     const size_t bb = loom_type_block_bytes(type), xb = x8_block_bytes(T);
     for (int64_t g = 0; g < n_rows / 8; g++) {
-        for (int64_t c = 0; c < nbk; c++) {
-            uint8_t *o = (uint8_t *)dst + (size_t)(g * nbk + c) * xb;
+        uint8_t *group = (uint8_t *)dst + (size_t)g * nbk * xb;
+        for (int64_t i = 0; i < nbk; i++) {
+            uint8_t *o = group + (size_t)i * xb;
             memset(o, 0, xb);
             for (int r = 0; r < 8; r++) {
-                const uint8_t *b = (const uint8_t *)src + (size_t)(8 * g + r) * row_bytes + (size_t)c * bb;
-                // Every legacy block starts with its f16 scale; Q4_1/Q5_1 follow it with the min.
+                const uint8_t *b = (const uint8_t *)src + (size_t)(8 * g + r) * row_bytes + (size_t)i * bb;
+                // Every block starts with its f16 scale; Q4_1/Q5_1 follow it with the f16 min,
+                // the K-quants with dmin and the packed scales.
                 memcpy(o + 2 * r, b, 2);
-                if (x8_has_min(T)) memcpy(o + x8_m_offset(T) + 2 * r, b + 2, 2);
-                int16_t q[32];
-                stored_values(type, b, q);
-                place(T, o, r, q);
+                if (x8_is_k(T)) {
+                    memcpy(o + offsetof(loom_block_q4_Kx8, dmin) + 2 * r, b + 2, 2);
+                    memcpy(o + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * r, b + 4, LOOM_K_SCALE_SIZE);
+                } else if (x8_has_min(T)) {
+                    memcpy(o + x8_m_offset(T) + 2 * r, b + 2, 2);
+                }
+                for (int c = 0; c < chunks; c++) {
+                    int16_t q[32];
+                    stored_values(type, b, c, q);
+                    int64_t chunk = i * chunks + c;
+                    place(T, (uint8_t *)x8_chunk_qs(T, group, chunk), (uint8_t *)x8_chunk_qh(T, group, chunk), r, q);
+                }
             }
         }
     }
@@ -87,42 +102,56 @@ LOOM_X8_INLINE void repack_rows(const int T, const void *src, size_t row_bytes, 
 
 int loom_repack_x8(int type, const void *src, size_t row_bytes, int64_t n_rows, int64_t n_cols, void *dst) {
     int T = loom_repack_x8_type(type);
-    if (T < 0 || n_rows <= 0 || n_rows % 8 != 0 || n_cols <= 0 || n_cols % 32 != 0) return -1;
+    if (T < 0 || n_rows <= 0 || n_rows % 8 != 0 || n_cols <= 0 || n_cols % x8_block_cols(T) != 0) return -1;
     if (row_bytes < loom_row_bytes(type, n_cols)) return -1;
     switch (T) {
     case LOOM_TYPE_Q4_0_X8: repack_rows(LOOM_TYPE_Q4_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
     case LOOM_TYPE_Q4_1_X8: repack_rows(LOOM_TYPE_Q4_1_X8, src, row_bytes, n_rows, n_cols, dst); break;
     case LOOM_TYPE_Q5_0_X8: repack_rows(LOOM_TYPE_Q5_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
     case LOOM_TYPE_Q5_1_X8: repack_rows(LOOM_TYPE_Q5_1_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q4_K_X8: repack_rows(LOOM_TYPE_Q4_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q5_K_X8: repack_rows(LOOM_TYPE_Q5_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
     default: repack_rows(LOOM_TYPE_Q8_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
     }
     return T;
 }
 
-/// Row `lane`'s 32 values of interleaved block `o`, offset applied, and its scale and min.
-static void lane_values(int T, const uint8_t *o, int lane, int16_t q[32], float *d, float *m) {
+/// Row `lane`'s chunk c of a group (its 32 values, offset applied) with the chunk's scale s and
+/// additive term b, computed as the row-major decoder computes them.
+static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_t q[32], float *s, float *b) {
     loom_fp16 h;
-    memcpy(&h, o + 2 * lane, 2);
-    *d = loom_fp16_to_fp32(h);
-    *m = 0.0f;
-    if (x8_has_min(T)) {
-        memcpy(&h, o + x8_m_offset(T) + 2 * lane, 2);
-        *m = loom_fp16_to_fp32(h);
+    if (x8_is_k(T)) {
+        const uint8_t *blk = group + (size_t)(c / 8) * x8_block_bytes(T);
+        uint8_t sc, m;
+        loom_k_scale_min((int)(c % 8), blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane, &sc, &m);
+        memcpy(&h, blk + 2 * lane, 2);
+        *s = loom_fp16_to_fp32(h) * (float)sc;
+        memcpy(&h, blk + offsetof(loom_block_q4_Kx8, dmin) + 2 * lane, 2);
+        *b = -(loom_fp16_to_fp32(h) * (float)m);
+    } else {
+        const uint8_t *blk = group + (size_t)c * x8_block_bytes(T);
+        memcpy(&h, blk + 2 * lane, 2);
+        *s = loom_fp16_to_fp32(h);
+        *b = 0.0f;
+        if (x8_has_min(T)) {
+            memcpy(&h, blk + x8_m_offset(T) + 2 * lane, 2);
+            *b = loom_fp16_to_fp32(h);
+        }
     }
-    const uint8_t *qs = o + x8_qs_offset(T);
+    const uint8_t *qs = x8_chunk_qs(T, group, c);
     int v[32];
     if (x8_bits(T) == 8) {
         for (int col = 0; col < 32; col++) v[col] = (int8_t)qs[16 * (col / 2) + loom_x8_element(lane, col)];
     } else {
-        for (int s = 0; s < 4; s++)
+        for (int s4 = 0; s4 < 4; s4++)
             for (int u = 0; u < 4; u++) {
-                uint8_t byte = qs[nibble_base(lane, s) + nibble_byte[u]];
-                v[8 * s + u] = byte & 0xF;
-                v[8 * s + u + 4] = byte >> 4;
+                uint8_t byte = qs[nibble_base(lane, s4) + nibble_byte[u]];
+                v[8 * s4 + u] = byte & 0xF;
+                v[8 * s4 + u + 4] = byte >> 4;
             }
         if (x8_bits(T) == 5) {
             uint16_t qh[16];
-            memcpy(qh, o + x8_qh_offset(T), sizeof qh);
+            memcpy(qh, x8_chunk_qh(T, group, c), sizeof qh);
             for (int col = 0; col < 32; col++) v[col] |= ((qh[col / 2] >> loom_x8_element(lane, col)) & 1) << 4;
         }
     }
@@ -137,43 +166,41 @@ void loom_dequantize_rows(int type, const void *w, size_t row_bytes, int64_t n_c
             loom_dequantize_row(type, (const char *)w + (size_t)(r0 + i) * row_bytes, dst + i * n_cols, n_cols);
         return;
     }
-    if (r0 < 0 || n_cols <= 0 || n_cols % 32 != 0) {
+    if (r0 < 0 || n_cols <= 0 || n_cols % x8_block_cols(type) != 0) {
         for (int64_t i = 0; i < n * n_cols; i++) dst[i] = __builtin_nanf("");
         return;
     }
-    const size_t xb = x8_block_bytes(type);
     for (int64_t i = 0; i < n; i++) {
         int64_t r = r0 + i;
         const uint8_t *group = (const uint8_t *)w + (size_t)(r / 8) * 8 * row_bytes;
         for (int64_t c = 0; c < n_cols / 32; c++) {
             int16_t q[32];
-            float d, m;
-            lane_values(type, group + (size_t)c * xb, (int)(r % 8), q, &d, &m);
-            // As the row-major reference dequantizes: multiply, then add the min (0 without one).
-            for (int col = 0; col < 32; col++) dst[i * n_cols + 32 * c + col] = d * (float)q[col] + m;
+            float s, b;
+            lane_values(type, group, c, (int)(r % 8), q, &s, &b);
+            // As the row-major reference dequantizes: multiply, then add the term (0 without one).
+            for (int col = 0; col < 32; col++) dst[i * n_cols + 32 * c + col] = s * (float)q[col] + b;
         }
     }
 }
 
 static void product_ref(int T, LOOM_PRODUCT_ARGS) {
     (void)x; (void)ldx;
-    const int64_t nbk = n_cols / 32;
-    const size_t xb = x8_block_bytes(T);
+    const int64_t nchunks = n_cols / 32;
     for (int64_t g = r0 / 8; 8 * g < r1; g++) {
         const uint8_t *group = (const uint8_t *)w + (size_t)g * 8 * row_bytes;
         for (int64_t k = 0; k < nb; k++) {
             loom_a16 a = loom_a16_view((const char *)xq + (size_t)k * xq_stride, n_cols);
             float f[8] = {0};
-            for (int64_t c = 0; c < nbk; c++) {
+            for (int64_t c = 0; c < nchunks; c++) {
                 const int16_t *aq = a.q + 32 * c;
                 for (int lane = 0; lane < 8; lane++) {
                     int16_t q[32];
-                    float d, m;
-                    lane_values(T, group + (size_t)c * xb, lane, q, &d, &m);
+                    float s, b;
+                    lane_values(T, group, c, lane, q, &s, &b);
                     int32_t isum = 0;
                     for (int col = 0; col < 32; col++) isum += (int32_t)q[col] * aq[col];
-                    f[lane] = fmaf((float)isum, d * a.d[c], f[lane]);
-                    if (x8_has_min(T)) f[lane] = fmaf(m, a.sum32[c], f[lane]);
+                    f[lane] = fmaf((float)isum, s * a.d[c], f[lane]);
+                    if (x8_has_min(T)) f[lane] = fmaf(b, a.sum32[c], f[lane]);
                 }
             }
             for (int lane = 0; lane < 8; lane++) {
@@ -196,3 +223,5 @@ X8_REF(q4_1x8, LOOM_TYPE_Q4_1_X8)
 X8_REF(q5_0x8, LOOM_TYPE_Q5_0_X8)
 X8_REF(q5_1x8, LOOM_TYPE_Q5_1_X8)
 X8_REF(q8_0x8, LOOM_TYPE_Q8_0_X8)
+X8_REF(q4_Kx8, LOOM_TYPE_Q4_K_X8)
+X8_REF(q5_Kx8, LOOM_TYPE_Q5_K_X8)

@@ -5,9 +5,9 @@
 //   X8_ROWS            activation rows served per pass over a group (the registers allow
 //                      X8_ROWS integer and X8_ROWS float accumulators beside the weights)
 //   x8_dot(acc, w, a)  acc + the pairwise int16 products of w and a, as int32 lanes
-// Per 32-column block and activation row: 16 x8_dot into an int32 accumulator (one row per
-// lane), then one convert and one FMA for all eight rows (scale d·d_x), and one more for the
-// formats with a min (m·Σx). The order is the scalar reference's (quant_x8_scalar.c), so every
+// Per chunk of 32 columns and activation row: 16 x8_dot into an int32 accumulator (one row per
+// lane), then one convert and one FMA for all eight rows (scale s·d_x), and one more for the
+// formats with an additive term (b·Σx; the K-quants' -dmin·m). The order is the scalar reference's (quant_x8_scalar.c), so every
 // tier returns the same bits. Every function takes the interleaved type id T as a compile-time
 // constant, so each format gets its own straight-line loop.
 #include <immintrin.h>
@@ -26,9 +26,8 @@ X8_INLINE __m256i x8_fifth_bits(uint16_t bits) {
     return _mm256_and_si256(set, _mm256_set1_epi16(16));
 }
 
-/// Vectors 4s..4s+3 of a block (column pairs 8s..8s+7): each row's values, offset applied.
-X8_INLINE void x8_decode(const int T, const uint8_t *blk, int s, __m256i v[4]) {
-    const uint8_t *qs = blk + x8_qs_offset(T);
+/// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied.
+X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes, int s, __m256i v[4]) {
     if (x8_bits(T) == 8) {
         for (int t = 0; t < 4; t++) v[t] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16 * (4 * s + t))));
         return;
@@ -43,45 +42,76 @@ X8_INLINE void x8_decode(const int T, const uint8_t *blk, int s, __m256i v[4]) {
     v[3] = _mm256_unpackhi_epi8(hi, zero);
     if (x8_bits(T) == 5) {
         uint16_t qh[4];
-        memcpy(qh, blk + x8_qh_offset(T) + 8 * s, sizeof qh);
+        memcpy(qh, qh_bytes + 8 * s, sizeof qh);
         for (int t = 0; t < 4; t++) v[t] = _mm256_or_si256(v[t], x8_fifth_bits(qh[t]));
     }
     if (x8_offset(T))
         for (int t = 0; t < 4; t++) v[t] = _mm256_sub_epi16(v[t], _mm256_set1_epi16((short)x8_offset(T)));
 }
 
+/// A K-quant super-block's per-row scale factors and mins as floats, chunk-major: sc[c][lane],
+/// m[c][lane], read once per super-block for every chunk and activation row.
+X8_INLINE void x8_k_scales(const uint8_t *blk, float sc[8][8], float m[8][8]) {
+    for (int lane = 0; lane < 8; lane++) {
+        const uint8_t *scales = blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane;
+        for (int c = 0; c < 8; c++) {
+            uint8_t s8, m8;
+            loom_k_scale_min(c, scales, &s8, &m8);
+            sc[c][lane] = (float)s8;
+            m[c][lane] = (float)m8;
+        }
+    }
+}
+
 /// One group (eight weight rows) against NB activation rows: out[k][lane].
-X8_INLINE void x8_group(const int T, const int NB, const uint8_t *bp, int64_t nbk, const loom_a16 *a,
+X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t nchunks, const loom_a16 *a,
                         float out[X8_ROWS][8], int prefetch) {
-    const size_t xb = x8_block_bytes(T);
+    const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
     __m256 f[X8_ROWS];
     for (int k = 0; k < NB; k++) f[k] = _mm256_setzero_ps();
-    for (int64_t c = 0; c < nbk; c++, bp += xb) {
+    float ksc[8][8] __attribute__((aligned(32))), km[8][8] __attribute__((aligned(32)));
+    __m256 kd = _mm256_setzero_ps(), kdmin = _mm256_setzero_ps();
+    for (int64_t c = 0; c < nchunks; c++) {
+        const uint8_t *qs = x8_chunk_qs(T, group, c);
         if (prefetch)
-            for (size_t off = 0; off < xb; off += 64) _mm_prefetch((const char *)bp + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
+            for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch((const char *)qs + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
+        // The chunk's per-row scale s and additive term b (weight = s*q + b).
+        __m256 s, b = _mm256_setzero_ps();
+        if (x8_is_k(T)) {
+            const uint8_t *blk = group + (size_t)(c / 8) * x8_block_bytes(T);
+            if (c % 8 == 0) {
+                x8_k_scales(blk, ksc, km);
+                kd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+                kdmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + offsetof(loom_block_q4_Kx8, dmin))));
+            }
+            s = _mm256_mul_ps(kd, _mm256_load_ps(ksc[c % 8]));
+            // -(dmin*m), as the row-major decoder: the negation is exact.
+            b = _mm256_xor_ps(_mm256_mul_ps(kdmin, _mm256_load_ps(km[c % 8])), _mm256_set1_ps(-0.0f));
+        } else {
+            const uint8_t *blk = group + (size_t)c * x8_block_bytes(T);
+            s = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+            if (x8_has_min(T)) b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
+        }
+        const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
         __m256i acc[X8_ROWS];
-        for (int s = 0; s < 4; s++) {
+        for (int s4 = 0; s4 < 4; s4++) {
             __m256i v[4];
-            x8_decode(T, bp, s, v);
+            x8_decode(T, qs, qh, s4, v);
             for (int k = 0; k < NB; k++) {
-                // Column pairs 4s..4s+3 of this block: four int16 pairs, each broadcast to all lanes.
+                // Column pairs 4s..4s+3 of this chunk: four int16 pairs, each broadcast to all lanes.
                 int32_t p[4];
-                memcpy(p, a[k].q + 32 * c + 8 * s, sizeof p);
+                memcpy(p, a[k].q + 32 * c + 8 * s4, sizeof p);
                 __m256i t = _mm256_madd_epi16(v[0], _mm256_set1_epi32(p[0]));
-                acc[k] = s == 0 ? t : _mm256_add_epi32(acc[k], t);
+                acc[k] = s4 == 0 ? t : _mm256_add_epi32(acc[k], t);
                 acc[k] = x8_dot(acc[k], v[1], _mm256_set1_epi32(p[1]));
                 acc[k] = x8_dot(acc[k], v[2], _mm256_set1_epi32(p[2]));
                 acc[k] = x8_dot(acc[k], v[3], _mm256_set1_epi32(p[3]));
             }
         }
-        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)bp));
         for (int k = 0; k < NB; k++) {
-            __m256 scale = _mm256_mul_ps(d, _mm256_set1_ps(a[k].d[c]));
+            __m256 scale = _mm256_mul_ps(s, _mm256_set1_ps(a[k].d[c]));
             f[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[k]), scale, f[k]);
-        }
-        if (x8_has_min(T)) {
-            const __m256 m = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(bp + x8_m_offset(T))));
-            for (int k = 0; k < NB; k++) f[k] = _mm256_fmadd_ps(m, _mm256_set1_ps(a[k].sum32[c]), f[k]);
+            if (x8_has_min(T)) f[k] = _mm256_fmadd_ps(b, _mm256_set1_ps(a[k].sum32[c]), f[k]);
         }
     }
     for (int k = 0; k < NB; k++) _mm256_storeu_ps(out[k], f[k]);
@@ -99,7 +129,7 @@ X8_INLINE void x8_store(const float out[8], float *y, int64_t g, int64_t r0, int
 /// X8_ROWS activation rows reads them, so the weights stream from memory once.
 X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     (void)x; (void)ldx;
-    const int64_t nbk = n_cols / 32;
+    const int64_t nchunks = n_cols / 32;
     loom_a16 a[X8_ROWS];
     float out[X8_ROWS][8] __attribute__((aligned(32)));
     for (int64_t g = r0 / 8; 8 * g < r1; g++) {
@@ -110,15 +140,15 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
             // Each row count gets a call with every argument that shapes the loop a constant.
             switch (n) {
 #if X8_ROWS > 4
-            case 8: x8_group(T, 8, bp, nbk, a, out, k0 == 0); break;
-            case 7: x8_group(T, 7, bp, nbk, a, out, k0 == 0); break;
-            case 6: x8_group(T, 6, bp, nbk, a, out, k0 == 0); break;
-            case 5: x8_group(T, 5, bp, nbk, a, out, k0 == 0); break;
+            case 8: x8_group(T, 8, bp, nchunks, a, out, k0 == 0); break;
+            case 7: x8_group(T, 7, bp, nchunks, a, out, k0 == 0); break;
+            case 6: x8_group(T, 6, bp, nchunks, a, out, k0 == 0); break;
+            case 5: x8_group(T, 5, bp, nchunks, a, out, k0 == 0); break;
 #endif
-            case 4: x8_group(T, 4, bp, nbk, a, out, k0 == 0); break;
-            case 3: x8_group(T, 3, bp, nbk, a, out, k0 == 0); break;
-            case 2: x8_group(T, 2, bp, nbk, a, out, k0 == 0); break;
-            default: x8_group(T, 1, bp, nbk, a, out, k0 == 0); break;
+            case 4: x8_group(T, 4, bp, nchunks, a, out, k0 == 0); break;
+            case 3: x8_group(T, 3, bp, nchunks, a, out, k0 == 0); break;
+            case 2: x8_group(T, 2, bp, nchunks, a, out, k0 == 0); break;
+            default: x8_group(T, 1, bp, nchunks, a, out, k0 == 0); break;
             }
             for (int k = 0; k < n; k++) x8_store(out[k], y + (k0 + k) * ldy, g, r0, r1, accumulate);
         }
@@ -135,4 +165,6 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     X8_EXPORT(q4_1x8, LOOM_TYPE_Q4_1_X8, tier, target_string)                                      \
     X8_EXPORT(q5_0x8, LOOM_TYPE_Q5_0_X8, tier, target_string)                                      \
     X8_EXPORT(q5_1x8, LOOM_TYPE_Q5_1_X8, tier, target_string)                                      \
-    X8_EXPORT(q8_0x8, LOOM_TYPE_Q8_0_X8, tier, target_string)
+    X8_EXPORT(q8_0x8, LOOM_TYPE_Q8_0_X8, tier, target_string)                                      \
+    X8_EXPORT(q4_Kx8, LOOM_TYPE_Q4_K_X8, tier, target_string)                                      \
+    X8_EXPORT(q5_Kx8, LOOM_TYPE_Q5_K_X8, tier, target_string)

@@ -5,8 +5,13 @@ import Testing
 /// bit-identical at every tier and for every batch size, and refusals for what the layout
 /// cannot hold.
 @Suite struct InterleavedProductTests {
-    /// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0: every format with an interleaved layout.
-    static let formats = Array(QuantCase.all[3...7])
+    /// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K: every format with an interleaved layout.
+    static let formats = Array(QuantCase.all[3...7]) + Array(QuantCase.all[11...12])
+
+    /// `legacy` columns for the 32-element formats, whole super-blocks for the K-quants.
+    static func columns(_ c: QuantCase, _ legacy: Int) -> Int {
+        c.blockElems == 256 ? (legacy + 255) / 256 * 256 : legacy
+    }
     static let q4_1 = QuantCase.all[4]
 
     /// Random row-major rows of `c` and their interleaved copy (of type `x8`).
@@ -50,7 +55,7 @@ import Testing
 
     @Test(arguments: formats)
     func rowsReadBackAsTheRowMajorRows(_ c: QuantCase) {
-        let rows = 24, cols = 96
+        let rows = 24, cols = Self.columns(c, 96)
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 3)
         var expected = [Float](repeating: 0, count: rows * cols)
         loom_dequantize_row_isa(LOOM_ISA_SCALAR, c.type, m.rowMajor, &expected, Int64(rows * cols))
@@ -69,7 +74,7 @@ import Testing
     /// rows share its batch, and every tier computes the scalar reference's bits.
     @Test(arguments: formats)
     func productsAreBitIdenticalAcrossBatchesAndTiers(_ c: QuantCase) {
-        let rows = 40, cols = 544, batch = 11
+        let rows = 40, cols = Self.columns(c, 544), batch = 11
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 17)
         let x = Self.activations(batch * cols, seed: 18)
         let q = Self.quantized(x, cols: cols, batch: batch, tier: LOOM_ISA_SCALAR)
@@ -89,7 +94,7 @@ import Testing
 
     @Test(arguments: formats)
     func productsStayWithinTheRowMajorErrorBound(_ c: QuantCase) {
-        let rows = 16, cols = 544, batch = 3
+        let rows = 16, cols = Self.columns(c, 544), batch = 3
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 23)
         let x = Self.activations(batch * cols, seed: 24)
         var wf = [Float](repeating: 0, count: rows * cols)
@@ -115,7 +120,7 @@ import Testing
     /// and accumulating adds the product once.
     @Test(arguments: formats)
     func rowRangesWriteOnlyTheirRows(_ c: QuantCase) {
-        let rows = 32, cols = 96
+        let rows = 32, cols = Self.columns(c, 96)
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 29)
         let x = Self.activations(cols, seed: 30)
         for tier in availableTiers {
@@ -165,7 +170,7 @@ import Testing
         #expect(loom_repack_x8(Self.q4_1.type, w, rowBytes, 8, 48, &out) == -1)        // not whole blocks
         #expect(loom_repack_x8(Int32(LOOM_TYPE_Q8_K.rawValue), w, rowBytes, 8, 64, &out) == -1)
         #expect(out.allSatisfy { $0 == 0xAB })
-        #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q4_K.rawValue)) == -1)
+        #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q6_K.rawValue)) == -1)
         #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q8_K.rawValue)) == -1)
         // A file cannot declare the layouts, and a single row of one cannot be dequantized alone.
         let x8 = Int32(LOOM_TYPE_Q4_1_X8.rawValue)

@@ -78,12 +78,15 @@ import Testing
 /// Speculation steps aside by policy: a sequence alone speculates under the default policy,
 /// and proposes nothing under `speculationMaxSequences: 0` — with the same tokens either way.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct SpeculationPolicyTests {
-    @Test func thePolicyCanTurnSpeculationOff() async throws {
+    /// stories260K with a prompt that repeats itself, so its suffixes recur from the first token on.
+    static func repeatingPrompt() throws -> (Model, TransformerConfiguration, [Int32]) {
         let model = try ModelStore.shared.model(path: RuntimeFixtures.stories)
-        let config = TransformerConfiguration(threads: 2, maxBatch: 64, contextLength: 256)
-        // A prompt that repeats itself, so its suffixes recur from the first token on.
         let phrase = RuntimeFixtures.prompt(12, vocabulary: model.config.vocabularySize, salt: 4)
-        let prompt = [1] + phrase + phrase + phrase
+        return (model, TransformerConfiguration(threads: 2, maxBatch: 64, contextLength: 256), [1] + phrase + phrase + phrase)
+    }
+
+    @Test func thePolicyCanTurnSpeculationOff() async throws {
+        let (model, config, prompt) = try SpeculationPolicyTests.repeatingPrompt()
 
         let welcoming = try Scheduler(model: model, configuration: config, policy: SchedulerPolicy(maxSequences: 4))
         let fast = try welcoming.generate(prompt: prompt, sampling: .greedy, maxTokens: 48, speculation: 6)
@@ -135,10 +138,7 @@ import Testing
     }
 
     @Test func countersIncludeARunTheBudgetCuts() async throws {
-        let model = try ModelStore.shared.model(path: RuntimeFixtures.stories)
-        let config = TransformerConfiguration(threads: 2, maxBatch: 64, contextLength: 256)
-        let phrase = RuntimeFixtures.prompt(12, vocabulary: model.config.vocabularySize, salt: 4)
-        let prompt = [1] + phrase + phrase + phrase
+        let (model, config, prompt) = try SpeculationPolicyTests.repeatingPrompt()
         let scheduler = try Scheduler(model: model, configuration: config, policy: SchedulerPolicy(maxSequences: 4))
         var cuts = 0
         for maxTokens in 20...36 {
