@@ -7,4 +7,5 @@
 #include "quant_x8_template.h"
 
 X8_EXPORT_ALL(avx2, "avx2,fma,f16c")
+X8_EXPORT_DEQUANTIZE(avx2, "avx2,fma,f16c")
 #endif

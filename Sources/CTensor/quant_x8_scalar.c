@@ -12,6 +12,7 @@
 #include "quant_k_decode.h"
 #include "quant_legacy_decode.h"
 #include "quant_x8_layout.h"
+#include "loom_cpu.h"
 
 #pragma STDC FP_CONTRACT OFF
 
@@ -158,6 +159,8 @@ static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_
     for (int col = 0; col < 32; col++) q[col] = (int16_t)(v[col] - x8_offset(T));
 }
 
+static void dequantize_lane(int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t r, float *dst);
+
 void loom_dequantize_rows(int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t r0, int64_t n,
                           float *dst) {
     if (n <= 0) return;
@@ -170,16 +173,29 @@ void loom_dequantize_rows(int type, const void *w, size_t row_bytes, int64_t n_c
         for (int64_t i = 0; i < n * n_cols; i++) dst[i] = __builtin_nanf("");
         return;
     }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = r0 + i;
-        const uint8_t *group = (const uint8_t *)w + (size_t)(r / 8) * 8 * row_bytes;
-        for (int64_t c = 0; c < n_cols / 32; c++) {
-            int16_t q[32];
-            float s, b;
-            lane_values(type, group, c, (int)(r % 8), q, &s, &b);
-            // As the row-major reference dequantizes: multiply, then add the term (0 without one).
-            for (int col = 0; col < 32; col++) dst[i * n_cols + 32 * c + col] = s * (float)q[col] + b;
-        }
+    int64_t scalar_end = r0 + n;
+#if defined(__x86_64__)
+    // Whole groups go through the SIMD dequantizer (the sgemm prompt path asks for tiles of
+    // whole groups); rows before and after them, one at a time, through the loop below.
+    const int64_t g0 = (r0 + 7) / 8, g1 = (r0 + n) / 8;
+    if (g1 > g0 && loom_isa_active() >= LOOM_ISA_AVX2) {
+        loom_dequantize_x8_groups_avx2(type, w, row_bytes, n_cols, g0, g1 - g0, dst + (8 * g0 - r0) * n_cols);
+        for (int64_t r = 8 * g1; r < r0 + n; r++) dequantize_lane(type, w, row_bytes, n_cols, r, dst + (r - r0) * n_cols);
+        scalar_end = 8 * g0;
+    }
+#endif
+    for (int64_t r = r0; r < scalar_end; r++) dequantize_lane(type, w, row_bytes, n_cols, r, dst + (r - r0) * n_cols);
+}
+
+/// Row r of an interleaved matrix as F32.
+static void dequantize_lane(int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t r, float *dst) {
+    const uint8_t *group = (const uint8_t *)w + (size_t)(r / 8) * 8 * row_bytes;
+    for (int64_t c = 0; c < n_cols / 32; c++) {
+        int16_t q[32];
+        float s, b;
+        lane_values(type, group, c, (int)(r % 8), q, &s, &b);
+        // As the row-major reference dequantizes: multiply, then add the term (0 without one).
+        for (int col = 0; col < 32; col++) dst[32 * c + col] = s * (float)q[col] + b;
     }
 }
 

@@ -63,35 +63,48 @@ X8_INLINE void x8_k_scales(const uint8_t *blk, float sc[8][8], float m[8][8]) {
     }
 }
 
+/// A group's per-chunk row scales: the K-quants' super-block scales, read when a super-block
+/// starts (c % 8 == 0) and kept for its eight chunks.
+typedef struct {
+    float sc[8][8] __attribute__((aligned(32)));
+    float m[8][8] __attribute__((aligned(32)));
+    __m256 d, dmin;
+} x8_k_state;
+
+/// Chunk c's per-row scale s and additive term b (weight = s*q + b), as the row-major decoders
+/// compute them.
+X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_k_state *k, __m256 *s, __m256 *b) {
+    *b = _mm256_setzero_ps();
+    if (x8_is_k(T)) {
+        const uint8_t *blk = group + (size_t)(c / 8) * x8_block_bytes(T);
+        if (c % 8 == 0) {
+            x8_k_scales(blk, k->sc, k->m);
+            k->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+            k->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + offsetof(loom_block_q4_Kx8, dmin))));
+        }
+        *s = _mm256_mul_ps(k->d, _mm256_load_ps(k->sc[c % 8]));
+        // -(dmin*m), as the row-major decoder: the negation is exact.
+        *b = _mm256_xor_ps(_mm256_mul_ps(k->dmin, _mm256_load_ps(k->m[c % 8])), _mm256_set1_ps(-0.0f));
+    } else {
+        const uint8_t *blk = group + (size_t)c * x8_block_bytes(T);
+        *s = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        if (x8_has_min(T)) *b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
+    }
+}
+
 /// One group (eight weight rows) against NB activation rows: out[k][lane].
 X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t nchunks, const loom_a16 *a,
                         float out[X8_ROWS][8], int prefetch) {
     const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
     __m256 f[X8_ROWS];
     for (int k = 0; k < NB; k++) f[k] = _mm256_setzero_ps();
-    float ksc[8][8] __attribute__((aligned(32))), km[8][8] __attribute__((aligned(32)));
-    __m256 kd = _mm256_setzero_ps(), kdmin = _mm256_setzero_ps();
+    x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
         const uint8_t *qs = x8_chunk_qs(T, group, c);
         if (prefetch)
             for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch((const char *)qs + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
-        // The chunk's per-row scale s and additive term b (weight = s*q + b).
-        __m256 s, b = _mm256_setzero_ps();
-        if (x8_is_k(T)) {
-            const uint8_t *blk = group + (size_t)(c / 8) * x8_block_bytes(T);
-            if (c % 8 == 0) {
-                x8_k_scales(blk, ksc, km);
-                kd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-                kdmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + offsetof(loom_block_q4_Kx8, dmin))));
-            }
-            s = _mm256_mul_ps(kd, _mm256_load_ps(ksc[c % 8]));
-            // -(dmin*m), as the row-major decoder: the negation is exact.
-            b = _mm256_xor_ps(_mm256_mul_ps(kdmin, _mm256_load_ps(km[c % 8])), _mm256_set1_ps(-0.0f));
-        } else {
-            const uint8_t *blk = group + (size_t)c * x8_block_bytes(T);
-            s = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-            if (x8_has_min(T)) b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
-        }
+        __m256 s, b;
+        x8_chunk_scales(T, group, c, &kstate, &s, &b);
         const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
         __m256i acc[X8_ROWS];
         for (int s4 = 0; s4 < 4; s4++) {
@@ -115,6 +128,56 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
         }
     }
     for (int k = 0; k < NB; k++) _mm256_storeu_ps(out[k], f[k]);
+}
+
+/// The 8×8 transpose of 32-bit lanes.
+X8_INLINE void x8_transpose8(__m256i r[8]) {
+    __m256 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(_mm256_castsi256_ps(r[i]), _mm256_castsi256_ps(r[i + 1]));
+        t[i + 1] = _mm256_unpackhi_ps(_mm256_castsi256_ps(r[i]), _mm256_castsi256_ps(r[i + 1]));
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_castps_si256(_mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+        r[i + 4] = _mm256_castps_si256(_mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+    }
+}
+
+/// A group's eight rows as F32, row r at dst + r*ldd: multiply, then add the term, as the
+/// row-major reference dequantizes. The vectors hold column pairs across rows; an 8×8
+/// transpose of their 32-bit lanes gives each row its pairs in order.
+X8_INLINE void x8_dequantize_group(const int T, const uint8_t *group, int64_t nchunks, float *dst, int64_t ldd) {
+    x8_k_state kstate;
+    for (int64_t c = 0; c < nchunks; c++) {
+        __m256 s, b;
+        x8_chunk_scales(T, group, c, &kstate, &s, &b);
+        float sv[8], bv[8];
+        _mm256_storeu_ps(sv, s);
+        _mm256_storeu_ps(bv, b);
+        const uint8_t *qs = x8_chunk_qs(T, group, c);
+        const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
+        __m256i v[16];
+        for (int s4 = 0; s4 < 4; s4++) x8_decode(T, qs, qh, s4, v + 4 * s4);
+        x8_transpose8(v);
+        x8_transpose8(v + 8);
+        for (int r = 0; r < 8; r++) {
+            const __m256 vs = _mm256_set1_ps(sv[r]), vb = _mm256_set1_ps(bv[r]);
+            float *o = dst + r * ldd + 32 * c;
+            for (int h = 0; h < 2; h++) {
+                const __m256i q16 = v[8 * h + r];
+                __m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(q16)));
+                __m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(q16, 1)));
+                _mm256_storeu_ps(o + 16 * h, _mm256_add_ps(_mm256_mul_ps(f0, vs), vb));
+                _mm256_storeu_ps(o + 16 * h + 8, _mm256_add_ps(_mm256_mul_ps(f1, vs), vb));
+            }
+        }
+    }
 }
 
 X8_INLINE void x8_store(const float out[8], float *y, int64_t g, int64_t r0, int64_t r1, int accumulate) {
@@ -158,6 +221,25 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
 #define X8_EXPORT(t, T, tier, target_string)                                                        \
     __attribute__((target(target_string))) void loom_product_##t##_##tier(LOOM_PRODUCT_ARGS) {     \
         x8_product(T, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate); \
+    }
+
+/// Whole groups [g0, g0 + ng) of any interleaved type as F32 rows (n_cols apart).
+#define X8_EXPORT_DEQUANTIZE(tier, target_string)                                                   \
+    __attribute__((target(target_string))) void loom_dequantize_x8_groups_##tier(                  \
+        int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t g0, int64_t ng, float *dst) { \
+        for (int64_t g = 0; g < ng; g++) {                                                          \
+            const uint8_t *group = (const uint8_t *)w + (size_t)(g0 + g) * 8 * row_bytes;           \
+            float *o = dst + g * 8 * n_cols;                                                        \
+            switch (type) {                                                                         \
+            case LOOM_TYPE_Q4_0_X8: x8_dequantize_group(LOOM_TYPE_Q4_0_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q4_1_X8: x8_dequantize_group(LOOM_TYPE_Q4_1_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q5_0_X8: x8_dequantize_group(LOOM_TYPE_Q5_0_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q5_1_X8: x8_dequantize_group(LOOM_TYPE_Q5_1_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q8_0_X8: x8_dequantize_group(LOOM_TYPE_Q8_0_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q4_K_X8: x8_dequantize_group(LOOM_TYPE_Q4_K_X8, group, n_cols / 32, o, n_cols); break; \
+            default: x8_dequantize_group(LOOM_TYPE_Q5_K_X8, group, n_cols / 32, o, n_cols); break; \
+            }                                                                                       \
+        }                                                                                           \
     }
 
 #define X8_EXPORT_ALL(tier, target_string)                                                          \

@@ -62,6 +62,11 @@ import Testing
         var got = [Float](repeating: .nan, count: rows * cols)
         loom_dequantize_rows(m.x8, m.packed, m.rowBytes, Int64(cols), 0, Int64(rows), &got)
         #expect(got == expected)
+        // A range with rows before, inside and after a whole group (the SIMD dequantizer takes
+        // whole groups, single rows go one by one).
+        var span = [Float](repeating: .nan, count: 16 * cols)
+        loom_dequantize_rows(m.x8, m.packed, m.rowBytes, Int64(cols), 5, 16, &span)
+        #expect(span == Array(expected[5 * cols..<21 * cols]))
         // A row range starting inside a group, and the row-major type through the same entry point.
         var part = [Float](repeating: .nan, count: 5 * cols)
         loom_dequantize_rows(m.x8, m.packed, m.rowBytes, Int64(cols), 11, 5, &part)
