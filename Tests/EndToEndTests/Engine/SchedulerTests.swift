@@ -62,13 +62,17 @@ struct SchedulerTests {
         #expect(together == alone)
         #expect(scheduler.statistics.maxSequencesInStep > 1)
 
-        // Staggered: each new sequence joins while the earlier ones are decoding.
+        // Staggered: each new sequence joins while the earlier ones are decoding. A ring of four
+        // tokens holds each earlier sequence back until its tokens are read, so none can finish
+        // before the next one joins however fast the model decodes (12+ tokens each, 2 read per
+        // round).
         let staggered = try Self.scheduler(model)
         var pending: [PipelinedStream] = []
         var outputs: [[Int32]] = Array(repeating: [], count: requests.count)
         var iterators: [PipelinedStream.AsyncIterator] = []
         for (i, r) in requests.enumerated() {
-            let stream = try staggered.generate(prompt: r.prompt, sampling: r.sampling, maxTokens: r.maxTokens)
+            let stream = try staggered.generate(prompt: r.prompt, sampling: r.sampling, maxTokens: r.maxTokens,
+                                                bufferCapacity: 4)
             pending.append(stream)
             iterators.append(stream.makeAsyncIterator())
             // Read two tokens of every stream started so far before starting the next one.
