@@ -99,9 +99,8 @@ static void accum_q8_0_scalar(float *out, int64_t ng, const void *v, int kv_type
 #define KV_PREFETCH_ROWS 4
 
 static inline void prefetch_row(const void *base, int kv_type, int64_t row, int64_t hd) {
-    const char *p = (const char *)base + (size_t)row * (kv_type == KV_F16 ? 2 : 4);
-    const size_t bytes = (size_t)hd * (kv_type == KV_F16 ? 2 : 4);
-    for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
+    const char *p = (const char *)base + loom_kv_row_bytes(kv_type, row);
+    for (int64_t off = 0; off < loom_kv_row_bytes(kv_type, hd); off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
 }
 
 static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {

@@ -59,6 +59,8 @@
     }
 
 #define N_SLOTS 22
+// Slots from here on hold the interleaved layouts.
+#define FIRST_X8_SLOT 15
 
 static const loom_quant_traits table_ref[N_SLOTS] = TIER_TABLE(ref, ref);
 #if defined(__x86_64__)
@@ -138,7 +140,7 @@ static void poison(float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int6
         for (int64_t r = r_begin; r < r_end; r++) y[b * ldy + r] = __builtin_nanf("");
 }
 
-bool loom_type_is_interleaved(int type) { return type >= LOOM_TYPE_Q4_0_X8 && type_slot(type) >= 15; }
+bool loom_type_is_interleaved(int type) { return type_slot(type) >= FIRST_X8_SLOT; }
 
 bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;

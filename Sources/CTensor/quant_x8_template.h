@@ -188,32 +188,39 @@ X8_INLINE void x8_store(const float out[8], float *y, int64_t g, int64_t r0, int
     }
 }
 
+/// Most activation rows one pass over the weights serves; larger batches take one pass per 32.
+#define X8_BATCH 32
+
 /// Groups in row order; each group's blocks (a few KiB) stay in L1 while every pass of
-/// X8_ROWS activation rows reads them, so the weights stream from memory once.
+/// X8_ROWS activation rows reads them, so the weights stream from memory once per 32 rows.
 X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     (void)x; (void)ldx;
     const int64_t nchunks = n_cols / 32;
-    loom_a16 a[X8_ROWS];
+    loom_a16 a[X8_BATCH];
     float out[X8_ROWS][8] __attribute__((aligned(32)));
-    for (int64_t g = r0 / 8; 8 * g < r1; g++) {
-        const uint8_t *bp = (const uint8_t *)w + (size_t)g * 8 * row_bytes;
-        for (int64_t k0 = 0; k0 < nb; k0 += X8_ROWS) {
-            const int n = nb - k0 < X8_ROWS ? (int)(nb - k0) : X8_ROWS;
-            for (int k = 0; k < n; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(k0 + k) * xq_stride, n_cols);
-            // Each row count gets a call with every argument that shapes the loop a constant.
-            switch (n) {
+    for (int64_t b0 = 0; b0 < nb; b0 += X8_BATCH) {
+        const int nbatch = nb - b0 < X8_BATCH ? (int)(nb - b0) : X8_BATCH;
+        for (int k = 0; k < nbatch; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(b0 + k) * xq_stride, n_cols);
+        for (int64_t g = r0 / 8; 8 * g < r1; g++) {
+            const uint8_t *bp = (const uint8_t *)w + (size_t)g * 8 * row_bytes;
+            for (int k0 = 0; k0 < nbatch; k0 += X8_ROWS) {
+                const int n = nbatch - k0 < X8_ROWS ? nbatch - k0 : X8_ROWS;
+                const loom_a16 *ak = a + k0;
+                // Each row count gets a call with every argument that shapes the loop a constant.
+                switch (n) {
 #if X8_ROWS > 4
-            case 8: x8_group(T, 8, bp, nchunks, a, out, k0 == 0); break;
-            case 7: x8_group(T, 7, bp, nchunks, a, out, k0 == 0); break;
-            case 6: x8_group(T, 6, bp, nchunks, a, out, k0 == 0); break;
-            case 5: x8_group(T, 5, bp, nchunks, a, out, k0 == 0); break;
+                case 8: x8_group(T, 8, bp, nchunks, ak, out, k0 == 0); break;
+                case 7: x8_group(T, 7, bp, nchunks, ak, out, k0 == 0); break;
+                case 6: x8_group(T, 6, bp, nchunks, ak, out, k0 == 0); break;
+                case 5: x8_group(T, 5, bp, nchunks, ak, out, k0 == 0); break;
 #endif
-            case 4: x8_group(T, 4, bp, nchunks, a, out, k0 == 0); break;
-            case 3: x8_group(T, 3, bp, nchunks, a, out, k0 == 0); break;
-            case 2: x8_group(T, 2, bp, nchunks, a, out, k0 == 0); break;
-            default: x8_group(T, 1, bp, nchunks, a, out, k0 == 0); break;
+                case 4: x8_group(T, 4, bp, nchunks, ak, out, k0 == 0); break;
+                case 3: x8_group(T, 3, bp, nchunks, ak, out, k0 == 0); break;
+                case 2: x8_group(T, 2, bp, nchunks, ak, out, k0 == 0); break;
+                default: x8_group(T, 1, bp, nchunks, ak, out, k0 == 0); break;
+                }
+                for (int k = 0; k < n; k++) x8_store(out[k], y + (b0 + k0 + k) * ldy, g, r0, r1, accumulate);
             }
-            for (int k = 0; k < n; k++) x8_store(out[k], y + (k0 + k) * ldy, g, r0, r1, accumulate);
         }
     }
 }

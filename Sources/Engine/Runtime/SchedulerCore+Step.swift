@@ -548,23 +548,26 @@ extension SchedulerCore {
     private func endRun(_ d: SamplingDriver, confirmed: Int, _ outcome: (FinishReason?, EngineError?))
         -> (FinishReason?, EngineError?)
     {
-        if !d.outstanding.isEmpty {
-            d.lookup?.record(proposed: d.outstanding.count, accepted: min(confirmed, d.outstanding.count))
-            d.outstanding.removeAll(keepingCapacity: true)
-        }
+        recordRun(d, confirmed: confirmed)
         return outcome
     }
 
     /// Ends a verified run: proposals past the first `confirmed` leave the sequence and the KV
     /// pool, and the proposer learns how it did.
     private func dropProposals(_ s: ScheduledSequence, _ d: SamplingDriver, confirmed: Int) {
-        guard !d.outstanding.isEmpty else { return }
         let rejected = d.outstanding.count - confirmed
-        d.lookup?.record(proposed: d.outstanding.count, accepted: confirmed)
-        d.outstanding.removeAll(keepingCapacity: true)
-        guard rejected > 0 else { return }
+        guard recordRun(d, confirmed: confirmed), rejected > 0 else { return }
         s.tokens.removeLast(rejected)
         truncate(s, to: s.evaluated - rejected)
+    }
+
+    /// Tells the proposer how the outstanding run did and clears it; false when there was none.
+    @discardableResult
+    private func recordRun(_ d: SamplingDriver, confirmed: Int) -> Bool {
+        guard !d.outstanding.isEmpty else { return false }
+        d.lookup?.record(proposed: d.outstanding.count, accepted: confirmed)
+        d.outstanding.removeAll(keepingCapacity: true)
+        return true
     }
 
     /// After a token reached the consumer: end at the budget or a full context, else queue the
