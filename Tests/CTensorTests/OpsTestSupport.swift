@@ -27,6 +27,13 @@ enum OpsSupport {
         }
     }
 
+    /// Runs `body` with the active tier held steady: a test comparing two computations bit for
+    /// bit at whatever tier is active must not have another test force a different tier between
+    /// them (the tiers agree to rounding, not to the bit).
+    static func atOneTier<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try tierOverride.withLock { (_: inout Void) throws(E) in try body() }
+    }
+
     /// Runs `body` once per tier with that tier forced, restoring the previous tier afterwards.
     static func forEachTier<E: Error>(_ body: (loom_isa) throws(E) -> Void) throws(E) {
         try overridingTier { () throws(E) in

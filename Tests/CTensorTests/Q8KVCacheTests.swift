@@ -193,37 +193,39 @@ import Testing
 
     @Test(arguments: [Int32(1), 2])
     func batchEqualsAloneBitForBit(threads: Int32) throws {
-        // Two sequences in one contiguous pool of Q8_0 rows: a 3-token chunk at 5 and a decode at 9.
-        let cache = Cache(nHead: 4, nKVHead: 2, headDim: 64, positions: 16, seed: 86)
-        let qWidth = 4 * 64
-        var gen = OpsSupport.Numbers(seed: 87)
-        let q = gen.floats(4 * qWidth)
-        let tableA: [Int32] = [0, 1], tableB: [Int32] = [2, 3, 1]
-        let pool = try #require(loom_pool_create(threads))
-        defer { loom_pool_destroy(pool) }
-        var batched = [Float](repeating: 0, count: 4 * qWidth), alone = batched
-        cache.kq.withUnsafeBytes { kb in cache.vq.withUnsafeBytes { vb in
-            tableA.withUnsafeBufferPointer { ta in tableB.withUnsafeBufferPointer { tb in
-                var d = loom_attention_desc(n_head: 4, n_kv_head: 2, head_dim: 64, kv_type: Self.q8, kv_stride: 128,
-                                            k: kb.baseAddress!, v: vb.baseAddress!, scale: 0.125, block_table: nil,
-                                            block_size: 4, window: 0)
-                let segs = [
-                    loom_attention_segment(row: 0, n_tokens: 3, pos0: 5, block_table: ta.baseAddress),
-                    loom_attention_segment(row: 3, n_tokens: 1, pos0: 9, block_table: tb.baseAddress),
-                ]
-                var scratch = [Float](repeating: 0, count: loom_par_attention_scratch_floats(pool, &d, 16))
-                #expect(loom_par_attention_batch(pool, &d, segs, 2, q, Int64(qWidth), &batched, Int64(qWidth), 16,
-                                                 &scratch) == 0)
-                for (row, pos, table) in [(0, 5, ta), (1, 6, ta), (2, 7, ta), (3, 9, tb)] {
-                    d.block_table = table.baseAddress
-                    q.withUnsafeBufferPointer { qp in alone.withUnsafeMutableBufferPointer { op in
-                        _ = loom_attention(&d, qp.baseAddress! + row * qWidth, op.baseAddress! + row * qWidth,
-                                           Int64(pos + 1), 0, 4, &scratch)
-                    } }
-                }
+        try OpsSupport.atOneTier {
+            // Two sequences in one contiguous pool of Q8_0 rows: a 3-token chunk at 5 and a decode at 9.
+            let cache = Cache(nHead: 4, nKVHead: 2, headDim: 64, positions: 16, seed: 86)
+            let qWidth = 4 * 64
+            var gen = OpsSupport.Numbers(seed: 87)
+            let q = gen.floats(4 * qWidth)
+            let tableA: [Int32] = [0, 1], tableB: [Int32] = [2, 3, 1]
+            let pool = try #require(loom_pool_create(threads))
+            defer { loom_pool_destroy(pool) }
+            var batched = [Float](repeating: 0, count: 4 * qWidth), alone = batched
+            cache.kq.withUnsafeBytes { kb in cache.vq.withUnsafeBytes { vb in
+                tableA.withUnsafeBufferPointer { ta in tableB.withUnsafeBufferPointer { tb in
+                    var d = loom_attention_desc(n_head: 4, n_kv_head: 2, head_dim: 64, kv_type: Self.q8, kv_stride: 128,
+                                                k: kb.baseAddress!, v: vb.baseAddress!, scale: 0.125, block_table: nil,
+                                                block_size: 4, window: 0)
+                    let segs = [
+                        loom_attention_segment(row: 0, n_tokens: 3, pos0: 5, block_table: ta.baseAddress),
+                        loom_attention_segment(row: 3, n_tokens: 1, pos0: 9, block_table: tb.baseAddress),
+                    ]
+                    var scratch = [Float](repeating: 0, count: loom_par_attention_scratch_floats(pool, &d, 16))
+                    #expect(loom_par_attention_batch(pool, &d, segs, 2, q, Int64(qWidth), &batched, Int64(qWidth), 16,
+                                                     &scratch) == 0)
+                    for (row, pos, table) in [(0, 5, ta), (1, 6, ta), (2, 7, ta), (3, 9, tb)] {
+                        d.block_table = table.baseAddress
+                        q.withUnsafeBufferPointer { qp in alone.withUnsafeMutableBufferPointer { op in
+                            _ = loom_attention(&d, qp.baseAddress! + row * qWidth, op.baseAddress! + row * qWidth,
+                                               Int64(pos + 1), 0, 4, &scratch)
+                        } }
+                    }
+                } }
             } }
-        } }
-        #expect(batched.map(\.bitPattern) == alone.map(\.bitPattern))
+            #expect(batched.map(\.bitPattern) == alone.map(\.bitPattern))
+        }
     }
 
     @Test func headsThatAreNotWholeBlocksAreRejected() {
