@@ -141,8 +141,31 @@ void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes,
 
 // MARK: - Attention
 
+/// One thread's scratch when the last query sees n_kv positions: room for a query alone and
+/// for a tile of a prompt chunk's queries.
+static size_t attention_scratch_per_thread(const loom_attention_desc *d, int64_t n_kv) {
+    size_t row = loom_attention_scratch_floats(d, n_kv);
+    if (row == 0) return 0;
+    size_t tile = loom_attention_tile_scratch_floats(d, n_kv);
+    return row > tile ? row : tile;
+}
+
 size_t loom_par_attention_scratch_floats(const loom_pool *pool, const loom_attention_desc *d, int64_t n_kv) {
-    return (size_t)loom_pool_size(pool) * loom_attention_scratch_floats(d, n_kv);
+    return (size_t)loom_pool_size(pool) * attention_scratch_per_thread(d, n_kv);
+}
+
+/// Tiles of a chunk of n_tokens queries.
+static int64_t tile_count(const loom_attention_desc *d, int64_t n_tokens) {
+    int64_t r = loom_attention_tile_tokens(d);
+    return (n_tokens + r - 1) / r;
+}
+
+/// Tile `tile` of a chunk for KV head kvh.
+static int attend_tile(const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
+                       int64_t out_stride, int64_t n_tokens, int64_t pos0, int64_t tile, int64_t kvh,
+                       float *scratch) {
+    int64_t r = loom_attention_tile_tokens(d), t0 = tile * r, t1 = t0 + r < n_tokens ? t0 + r : n_tokens;
+    return loom_attention_tile(d, q, q_stride, out, out_stride, pos0, t0, t1, kvh, scratch);
 }
 
 typedef struct {
@@ -164,6 +187,13 @@ static void attention_run(void *p, int ith, int nth) {
         int64_t h0, h1;
         loom_split_range(t->d->n_head, ith, nth, 1, &h0, &h1);
         rc = h0 < h1 ? loom_attention(t->d, t->q, t->out, t->pos0 + 1, h0, h1, scratch) : 0;
+    } else if (t->n_tokens >= loom_blas_min_batch() && loom_attention_tiles_supported(t->d)) {
+        // (tile, KV head) units dealt round-robin: later tiles see more keys.
+        rc = 0;
+        const int64_t groups = t->d->n_kv_head, units = groups * tile_count(t->d, t->n_tokens);
+        for (int64_t u = ith; u < units && rc == 0; u += nth)
+            rc = attend_tile(t->d, t->q, t->q_stride, t->out, t->out_stride, t->n_tokens, t->pos0, u / groups,
+                             u % groups, scratch);
     } else {
         rc = loom_attention_prefill(t->d, t->q, t->q_stride, t->out, t->out_stride, t->n_tokens, t->pos0, ith, nth,
                                     scratch);
@@ -175,7 +205,7 @@ int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const floa
                        int64_t out_stride, int64_t n_tokens, int64_t pos0, float *scratch) {
     if (!d || !scratch || n_tokens < 0 || pos0 < 0) return -1;
     if (n_tokens == 0) return 0;
-    size_t per = loom_attention_scratch_floats(d, pos0 + n_tokens);
+    size_t per = attention_scratch_per_thread(d, pos0 + n_tokens);
     if (per == 0) return -1;
     attention_task t = {d, q, q_stride, out, out_stride, n_tokens, pos0, scratch, per, 0};
     loom_pool_run(pool, attention_run, &t);
@@ -187,7 +217,7 @@ int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const floa
 typedef struct {
     const loom_attention_desc *d;
     const loom_attention_segment *segs;
-    int n_segs;
+    int n_segs, first_tiled;
     const float *q;
     int64_t q_stride;
     float *out;
@@ -197,8 +227,14 @@ typedef struct {
     _Atomic int failed;
 } attention_batch_task;
 
-// Unit u is (token, KV head) in segment order: the query heads of one KV group for one token,
-// so one decode token still spreads over the threads and a batch spreads by tokens.
+/// Work units of segment i: (token, KV head) before first_tiled, (tile, KV head) from it on.
+static int64_t segment_units(const attention_batch_task *t, int i) {
+    int64_t n = t->segs[i].n_tokens;
+    return t->d->n_kv_head * (i < t->first_tiled ? n : tile_count(t->d, n));
+}
+
+// Units in segment order. A (token, KV head) unit is the query heads of one KV group for one
+// token, so one decode token still spreads over the threads and a batch spreads by tokens.
 static void attention_batch_run(void *p, int ith, int nth) {
     attention_batch_task *t = p;
     float *scratch = t->scratch + (size_t)ith * t->scratch_per_thread;
@@ -208,35 +244,41 @@ static void attention_batch_run(void *p, int ith, int nth) {
     int s = 0;
     int64_t seg_first = 0;
     for (int64_t u = u0; u < u1; u++) {
-        while (s < t->n_segs && u >= seg_first + t->segs[s].n_tokens * groups) {
-            seg_first += t->segs[s].n_tokens * groups;
+        while (s < t->n_segs && u >= seg_first + segment_units(t, s)) {
+            seg_first += segment_units(t, s);
             s++;
         }
         if (s >= t->n_segs) break;
         const loom_attention_segment *g = &t->segs[s];
-        int64_t local = u - seg_first, tok = local / groups, grp = local % groups;
+        int64_t local = u - seg_first, grp = local % groups;
         loom_attention_desc d = *t->d;
         if (g->block_table) d.block_table = g->block_table;
-        int64_t row = g->row + tok;
-        int rc = loom_attention(&d, t->q + row * t->q_stride, t->out + row * t->out_stride, g->pos0 + tok + 1,
+        int rc;
+        if (s >= t->first_tiled) {
+            rc = attend_tile(&d, t->q + g->row * t->q_stride, t->q_stride, t->out + g->row * t->out_stride,
+                             t->out_stride, g->n_tokens, g->pos0, local / groups, grp, scratch);
+        } else {
+            int64_t row = g->row + local / groups;
+            rc = loom_attention(&d, t->q + row * t->q_stride, t->out + row * t->out_stride, g->pos0 + local / groups + 1,
                                 grp * per_group, (grp + 1) * per_group, scratch);
+        }
         if (rc != 0) t->failed = 1;
     }
 }
 
 int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs,
-                             int n_segs, const float *q, int64_t q_stride, float *out, int64_t out_stride,
-                             int64_t max_kv, float *scratch) {
-    if (!d || !segs || !scratch || n_segs < 0 || max_kv <= 0) return -1;
-    int64_t units = 0;
+                             int n_segs, int first_tiled, const float *q, int64_t q_stride, float *out,
+                             int64_t out_stride, int64_t max_kv, float *scratch) {
+    if (!d || !segs || !scratch || n_segs < 0 || max_kv <= 0 || first_tiled < 0) return -1;
+    size_t per = attention_scratch_per_thread(d, max_kv);
+    if (per == 0) return -1;
+    attention_batch_task t = {d, segs, n_segs, first_tiled, q, q_stride, out, out_stride, 0, scratch, per, 0};
+    if (t.first_tiled > n_segs || !loom_attention_tiles_supported(d)) t.first_tiled = n_segs;
     for (int i = 0; i < n_segs; i++) {
         if (segs[i].n_tokens < 0 || segs[i].pos0 < 0 || segs[i].pos0 + segs[i].n_tokens > max_kv) return -1;
-        units += segs[i].n_tokens * d->n_kv_head;
+        t.units += segment_units(&t, i);
     }
-    if (units == 0) return 0;
-    size_t per = loom_attention_scratch_floats(d, max_kv);
-    if (per == 0) return -1;
-    attention_batch_task t = {d, segs, n_segs, q, q_stride, out, out_stride, units, scratch, per, 0};
+    if (t.units == 0) return 0;
     loom_pool_run(pool, attention_batch_run, &t);
     return t.failed ? -1 : 0;
 }

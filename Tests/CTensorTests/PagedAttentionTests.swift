@@ -119,7 +119,7 @@ struct PagedAttentionTests {
                     loom_attention_segment(row: Int64(s.row), n_tokens: Int64(s.tokens), pos0: Int64(s.pos0),
                                            block_table: tables[i])
                 }
-                #expect(loom_par_attention_batch(pool, &d, segs, Int32(segs.count), q, Int64(qWidth), &batched,
+                #expect(loom_par_attention_batch(pool, &d, segs, Int32(segs.count), Int32(segs.count), q, Int64(qWidth), &batched,
                                                  Int64(qWidth), 16, &scratch) == 0)
                 for (i, s) in segments.enumerated() {
                     d.block_table = UnsafePointer(tables[i])

@@ -213,7 +213,7 @@ import Testing
                         loom_attention_segment(row: 3, n_tokens: 1, pos0: 9, block_table: tb.baseAddress),
                     ]
                     var scratch = [Float](repeating: 0, count: loom_par_attention_scratch_floats(pool, &d, 16))
-                    #expect(loom_par_attention_batch(pool, &d, segs, 2, q, Int64(qWidth), &batched, Int64(qWidth), 16,
+                    #expect(loom_par_attention_batch(pool, &d, segs, 2, 2, q, Int64(qWidth), &batched, Int64(qWidth), 16,
                                                      &scratch) == 0)
                     for (row, pos, table) in [(0, 5, ta), (1, 6, ta), (2, 7, ta), (3, 9, tb)] {
                         d.block_table = table.baseAddress

@@ -168,6 +168,27 @@ size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv)
 int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv,
                    int64_t h_begin, int64_t h_end, float *scratch);
 
+/// Query tokens of a prompt chunk one tile of loom_attention_tile holds (the tile serves that
+/// many tokens times the query heads of one KV group).
+int64_t loom_attention_tile_tokens(const loom_attention_desc *d);
+
+/// True when loom_attention_tile runs for `d` on the active tier (AVX2 or better, head_dim a
+/// multiple of 8); otherwise callers attend token by token with loom_attention.
+int loom_attention_tiles_supported(const loom_attention_desc *d);
+
+/// Scratch floats loom_attention_tile needs when its last query sees n_kv positions.
+size_t loom_attention_tile_scratch_floats(const loom_attention_desc *d, int64_t n_kv);
+
+/// Causal attention of chunk tokens [t0, t1) (at most loom_attention_tile_tokens) for the query
+/// heads of KV head kvh: token t sits at position pos0 + t, with its query at q + t*q_stride and
+/// its result at out + t*out_stride (head h at + h*head_dim), as loom_attention_prefill. Every
+/// key and value row is read once for the whole tile, so a prompt chunk's attention runs at
+/// matrix-product speed; results equal loom_attention's to rounding (sums run in another order)
+/// and do not depend on the tile or thread a query lands in. Returns 0, or -1 when the
+/// arguments are invalid or tiles are not supported.
+int loom_attention_tile(const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
+                        int64_t out_stride, int64_t pos0, int64_t t0, int64_t t1, int64_t kvh, float *scratch);
+
 /// Batched (prefill) causal attention: token t (0-based in the batch) sits at position pos0 + t
 /// and sees KV positions [0, pos0 + t]. q and out are [n_tokens][stride] (q_stride/out_stride in
 /// floats). Processes tokens t_begin, t_begin + t_step, … < n_tokens (interleaving balances the

@@ -47,7 +47,9 @@ void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes,
 size_t loom_par_attention_scratch_floats(const loom_pool *pool, const loom_attention_desc *d, int64_t n_kv);
 
 /// Causal attention for n_tokens queries at positions pos0 … pos0+n_tokens-1 (layout as
-/// loom_attention_prefill). One token: heads are split; several: tokens are interleaved.
+/// loom_attention_prefill). One token: heads are split; a chunk the products take through BLAS
+/// (n_tokens >= loom_blas_min_batch()): tiles of tokens (loom_attention_tile) where supported;
+/// otherwise tokens interleaved, each with loom_attention's result.
 /// Returns 0 or -1 for invalid arguments.
 int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
                        int64_t out_stride, int64_t n_tokens, int64_t pos0, float *scratch);
@@ -62,14 +64,18 @@ typedef struct loom_attention_segment {
     const int32_t *block_table;
 } loom_attention_segment;
 
-/// Causal attention of every segment's queries over its own paged cache, in one pool dispatch:
-/// work is split by (token, KV head), so each query's result is the one loom_attention gives it
-/// alone, whatever else shares the batch. max_kv bounds pos0 + n_tokens of every segment;
-/// scratch: loom_par_attention_scratch_floats(pool, d, max_kv) floats. Returns 0, or -1 for
-/// invalid arguments.
+/// Causal attention of every segment's queries over its own paged cache, in one pool dispatch.
+/// Segments before first_tiled (decode tokens, verified runs) are split by (token, KV head), so
+/// each query's result is the one loom_attention gives it alone, whatever else shares the batch.
+/// Segments from first_tiled on are prompt chunks: their queries attend in tiles
+/// (loom_attention_tile), equal to loom_attention's results to rounding and still independent of
+/// the rest of the batch and of the thread count (where tiles are unsupported they attend as the
+/// others). max_kv bounds pos0 + n_tokens of every segment; scratch:
+/// loom_par_attention_scratch_floats(pool, d, max_kv) floats. Returns 0, or -1 for invalid
+/// arguments.
 int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs,
-                             int n_segs, const float *q, int64_t q_stride, float *out, int64_t out_stride,
-                             int64_t max_kv, float *scratch);
+                             int n_segs, int first_tiled, const float *q, int64_t q_stride, float *out,
+                             int64_t out_stride, int64_t max_kv, float *scratch);
 
 /// RMSNorm of n_rows rows of n floats (row r at x + r*stride, result at y + r*stride).
 void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w, int64_t n, int64_t n_rows,

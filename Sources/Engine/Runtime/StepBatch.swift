@@ -80,6 +80,12 @@ final class StepBatch {
     /// Rows still free.
     var freeRows: Int { rowCapacity - rowCount }
 
+    /// Index of the first prompt-path segment (the count of fused ones, which come first): from
+    /// it on, attention takes a chunk's queries in tiles.
+    var firstPromptSegment: Int {
+        (0..<segmentCount).first { promptPath[$0] } ?? segmentCount
+    }
+
     /// Appends a segment of `count` rows at positions `start...` of a sequence whose block table
     /// is `table` (and `localTable` for local layers with a pool of their own); returns its
     /// index. Fused segments must all be added before prompt-path ones.
