@@ -87,22 +87,10 @@ static LOOM_AVX2 void load_rows(const loom_attention_desc *d, const void *base, 
 /// rows [KEYS][hd] → kt [hd][KEYS], eight columns at a time.
 static LOOM_AVX2 void transpose_rows(const float *rows, int64_t hd, float *kt) {
     for (int64_t c = 0; c < hd; c += 8) {
-        __m256 r[8], t[8], u[8];
+        __m256 r[8];
         for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(rows + i * hd + c);
-        for (int i = 0; i < 8; i += 2) {
-            t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-            t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-        }
-        for (int i = 0; i < 8; i += 4) {
-            u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-            u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-            u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-            u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-        }
-        for (int i = 0; i < 4; i++) {
-            _mm256_storeu_ps(kt + (c + i) * KEYS, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
-            _mm256_storeu_ps(kt + (c + i + 4) * KEYS, _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
-        }
+        loom_transpose8x8(r);
+        for (int i = 0; i < 8; i++) _mm256_storeu_ps(kt + (c + i) * KEYS, r[i]);
     }
 }
 

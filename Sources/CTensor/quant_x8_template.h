@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #include <string.h>
 #include "quant_x8_layout.h"
+#include "simd_math.h"
 
 // Bytes ahead of the block being read: about a dozen blocks, enough for the prefetch to land
 // before a 2-thread matvec reaches it.
@@ -132,21 +133,10 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
 
 /// The 8×8 transpose of 32-bit lanes.
 X8_INLINE void x8_transpose8(__m256i r[8]) {
-    __m256 t[8], u[8];
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(_mm256_castsi256_ps(r[i]), _mm256_castsi256_ps(r[i + 1]));
-        t[i + 1] = _mm256_unpackhi_ps(_mm256_castsi256_ps(r[i]), _mm256_castsi256_ps(r[i + 1]));
-    }
-    for (int i = 0; i < 8; i += 4) {
-        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-    }
-    for (int i = 0; i < 4; i++) {
-        r[i] = _mm256_castps_si256(_mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
-        r[i + 4] = _mm256_castps_si256(_mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
-    }
+    __m256 f[8];
+    for (int i = 0; i < 8; i++) f[i] = _mm256_castsi256_ps(r[i]);
+    loom_transpose8x8(f);
+    for (int i = 0; i < 8; i++) r[i] = _mm256_castps_si256(f[i]);
 }
 
 /// A group's eight rows as F32, row r at dst + r*ldd: multiply, then add the term, as the

@@ -40,6 +40,25 @@ static inline LOOM_AVX2 float loom_hmax256(__m256 v) {
     return _mm_cvtss_f32(lo);
 }
 
+/// The 8×8 transpose of eight vectors' 32-bit lanes, in place: r[i] lane j becomes r[j] lane i.
+static inline LOOM_AVX2 void loom_transpose8x8(__m256 r[8]) {
+    __m256 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+}
+
 static inline LOOM_AVX2 __m256 loom_exp256(__m256 x) {
     const __m256 hi = _mm256_set1_ps(88.3762626647949f), lo = _mm256_set1_ps(-87.3365447504f);
     __m256 over = _mm256_cmp_ps(x, _mm256_set1_ps(88.7228391f), _CMP_GT_OQ);
