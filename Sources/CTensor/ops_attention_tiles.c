@@ -4,7 +4,7 @@
 // one KV group, and each score needs a horizontal sum. A prompt chunk has many queries over the
 // same keys, so here a tile of up to TILE_QUERIES query vectors (consecutive tokens × the heads
 // of one KV group) shares every key and value row: a block of KEYS rows is converted to F32 once
-// (F16 with F16C, Q8_0 through loom_dequantize_row) and transposed, and the scores of eight query
+// (F16 with F16C, Q8_0 blocks scaled in place) and transposed, and the scores of eight query
 // vectors against its eight keys are eight FMAs per head dimension, with no horizontal sum. Then
 // each query's row is softmaxed as loom_attention does (loom_softmax over exactly the positions
 // it sees), masked positions are zero, and the values accumulate eight query vectors per loaded
@@ -15,6 +15,7 @@
 // tile or batch it shares, nor on the thread count.
 #include "loom_ops.h"
 #include "loom_cpu.h"
+#include "loom_half.h"
 #include "loom_quant.h"
 #include "simd_math.h"
 
@@ -75,11 +76,22 @@ static LOOM_AVX2 void load_rows(const loom_attention_desc *d, const void *base, 
         if (d->kv_type == LOOM_TYPE_F32) {
             memcpy(dst, src, (size_t)hd * sizeof(float));
         } else if (d->kv_type == LOOM_TYPE_F16) {
-            // Inline: a call per row through the dequantizer's dispatch costs more than the row.
+            // Inline, as Q8_0 below: a call per row through the dequantizer's dispatch costs more
+            // than the row.
             for (int64_t c = 0; c < hd; c += 8)
                 _mm256_storeu_ps(dst + c, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + 2 * c))));
         } else {
-            loom_dequantize_row(d->kv_type, src, dst, hd);
+            // Q8_0 blocks (an F16 scale, 32 int8): d·q, as loom_dequantize_row computes it.
+            for (int64_t c = 0; c < hd; c += 32) {
+                const char *blk = src + (c / 32) * 34;
+                loom_fp16 h;
+                memcpy(&h, blk, sizeof h);
+                const __m256 scale = _mm256_set1_ps(loom_fp16_to_fp32(h));
+                for (int i = 0; i < 32; i += 8) {
+                    __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(blk + 2 + i)));
+                    _mm256_storeu_ps(dst + c + i, _mm256_mul_ps(_mm256_cvtepi32_ps(q), scale));
+                }
+            }
         }
     }
 }
