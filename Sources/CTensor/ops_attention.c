@@ -9,6 +9,7 @@
 // adds the block's sum times its scale; the value accumulation adds (p·d)·qs[i]. Neither ever
 // writes a dequantized row, so decode reads 34 bytes per 32 cached values and nothing else.
 #include "loom_ops.h"
+#include "ops_attention_geometry.h"
 #include "loom_cpu.h"
 #include "loom_half.h"
 #include "quant_blocks.h"
@@ -233,26 +234,14 @@ static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int 
 }
 #endif
 
-static int valid(const loom_attention_desc *d) {
-    if (!d || d->n_head <= 0 || d->n_kv_head <= 0 || d->head_dim <= 0) return 0;
-    if (d->n_head % d->n_kv_head != 0) return 0;
-    if (d->kv_type != KV_F32 && d->kv_type != KV_F16 && d->kv_type != KV_Q8_0) return 0;
-    if (d->kv_stride < d->n_kv_head * d->head_dim || !d->k || !d->v) return 0;
-    // Q8_0 heads must be whole blocks, so a head starts at a block and is read block by block.
-    if (d->kv_type == KV_Q8_0 && (d->head_dim % 32 != 0 || d->kv_stride % 32 != 0)) return 0;
-    if (d->block_table && d->block_size <= 0) return 0;
-    if (d->window < 0) return 0;
-    return 1;
-}
-
 size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv) {
-    if (!valid(d) || n_kv <= 0) return 0;
+    if (!loom_attention_valid(d) || n_kv <= 0) return 0;
     return (size_t)(d->n_head / d->n_kv_head) * (size_t)n_kv;
 }
 
 int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv, int64_t h_begin,
                    int64_t h_end, float *scratch) {
-    if (!valid(d) || n_kv < 0 || h_begin < 0 || h_end > d->n_head || h_begin > h_end) return -1;
+    if (!loom_attention_valid(d) || n_kv < 0 || h_begin < 0 || h_end > d->n_head || h_begin > h_end) return -1;
     const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head;
     scores_fn scores = scores_scalar;
     accum_fn accum = accum_scalar;
@@ -276,7 +265,7 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
 #endif
     }
     // A sliding window drops the keys before `lo`; the query sits at position n_kv - 1.
-    const int64_t lo = d->window > 0 && n_kv > d->window ? n_kv - d->window : 0;
+    const int64_t lo = loom_attention_first_seen(d, n_kv);
     const int64_t m = n_kv - lo;
     // A paged cache is walked block by block in position order, so every score and every
     // accumulation step is the one the contiguous layout performs: the result is bit-identical.
@@ -292,7 +281,7 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
             const size_t head = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
             for (int64_t j0 = lo; j0 < n_kv;) {
                 int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
-                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs + off : j0;
+                int64_t row0 = loom_attention_row(d, j0);
                 const void *k = (const char *)d->k + (size_t)row0 * row_bytes + head;
                 scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, scratch + (j0 - lo), m);
                 j0 += cnt;
@@ -300,7 +289,7 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
             for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * m, m);
             for (int64_t j0 = lo; j0 < n_kv;) {
                 int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
-                int64_t row0 = d->block_table ? (int64_t)d->block_table[j0 / bs] * bs + off : j0;
+                int64_t row0 = loom_attention_row(d, j0);
                 const void *v = (const char *)d->v + (size_t)row0 * row_bytes + head;
                 accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, cnt, scratch + (j0 - lo), m);
                 j0 += cnt;
@@ -314,7 +303,7 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
 int loom_attention_prefill(const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
                            int64_t out_stride, int64_t n_tokens, int64_t pos0, int64_t t_begin, int64_t t_step,
                            float *scratch) {
-    if (!valid(d) || n_tokens < 0 || pos0 < 0 || t_begin < 0 || t_step <= 0) return -1;
+    if (!loom_attention_valid(d) || n_tokens < 0 || pos0 < 0 || t_begin < 0 || t_step <= 0) return -1;
     for (int64_t t = t_begin; t < n_tokens; t += t_step) {
         int rc = loom_attention(d, q + t * q_stride, out + t * out_stride, pos0 + t + 1, 0, d->n_head, scratch);
         if (rc != 0) return rc;

@@ -17,6 +17,7 @@
 #include "loom_cpu.h"
 #include "loom_half.h"
 #include "loom_quant.h"
+#include "ops_attention_geometry.h"
 #include "simd_math.h"
 
 #include <string.h>
@@ -31,6 +32,7 @@
 static inline int64_t round8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
 int64_t loom_attention_tile_tokens(const loom_attention_desc *d) {
+    if (!loom_attention_valid(d)) return 0;
     int64_t ng = d->n_head / d->n_kv_head;
     return ng >= TILE_QUERIES ? 1 : TILE_QUERIES / ng;
 }
@@ -42,7 +44,7 @@ static int64_t tile_rows(const loom_attention_desc *d) {
 
 int loom_attention_tiles_supported(const loom_attention_desc *d) {
 #if LOOM_X86
-    return loom_isa_active() >= LOOM_ISA_AVX2 && d->head_dim % 8 == 0 && d->n_head % d->n_kv_head == 0;
+    return loom_attention_valid(d) && loom_isa_active() >= LOOM_ISA_AVX2 && d->head_dim % 8 == 0;
 #else
     (void)d;
     return 0;
@@ -50,7 +52,7 @@ int loom_attention_tiles_supported(const loom_attention_desc *d) {
 }
 
 size_t loom_attention_tile_scratch_floats(const loom_attention_desc *d, int64_t n_kv) {
-    if (d->n_kv_head <= 0 || d->head_dim <= 0 || n_kv <= 0) return 0;
+    if (!loom_attention_valid(d) || n_kv <= 0) return 0;
     const int64_t nq = tile_rows(d), hd = d->head_dim;
     // Scores [nq][round8(n_kv) + 8] | outputs [nq][hd] | rows [KEYS][hd] | transposed [hd][KEYS].
     return (size_t)(nq * (round8(n_kv) + 8) + nq * hd + 2 * KEYS * hd);
@@ -70,9 +72,7 @@ static LOOM_AVX2 void load_rows(const loom_attention_desc *d, const void *base, 
             memset(dst, 0, (size_t)hd * sizeof(float));
             continue;
         }
-        int64_t j = j0 + r;
-        int64_t row = d->block_table ? (int64_t)d->block_table[j / d->block_size] * d->block_size + j % d->block_size : j;
-        const char *src = (const char *)base + (size_t)row * row_bytes + head;
+        const char *src = (const char *)base + (size_t)loom_attention_row(d, j0 + r) * row_bytes + head;
         if (d->kv_type == LOOM_TYPE_F32) {
             memcpy(dst, src, (size_t)hd * sizeof(float));
         } else if (d->kv_type == LOOM_TYPE_F16) {
@@ -106,19 +106,13 @@ static LOOM_AVX2 void transpose_rows(const float *rows, int64_t hd, float *kt) {
     }
 }
 
-/// First position token t of the chunk sees (its window's start).
-static inline int64_t first_seen(const loom_attention_desc *d, int64_t pos0, int64_t t) {
-    int64_t n_kv = pos0 + t + 1;
-    return d->window > 0 && n_kv > d->window ? n_kv - d->window : 0;
-}
-
 static LOOM_AVX2 void tile_avx2(const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
                                 int64_t out_stride, int64_t pos0, int64_t t0, int64_t t1, int64_t kvh, float *scratch) {
     const int64_t hd = d->head_dim, ng = d->n_head / d->n_kv_head;
     const int64_t nq = (t1 - t0) * ng, nqpad = round8(nq);
     // Keys in blocks aligned to multiples of KEYS, so a query's sums run in the same order
     // whichever tile it is in.
-    const int64_t jlo = first_seen(d, pos0, t0) & ~(int64_t)(KEYS - 1), jhi = pos0 + t1;
+    const int64_t jlo = loom_attention_first_seen(d, pos0 + t0 + 1) & ~(int64_t)(KEYS - 1), jhi = pos0 + t1;
     const int64_t ld = round8(jhi - jlo);
     float *scores = scratch, *acc = scores + nqpad * ld, *rows = acc + nqpad * hd, *kt = rows + KEYS * hd;
     // Query vector i: token t0 + i / ng, head kvh * ng + i % ng. Padding rows read query 0 and
@@ -149,7 +143,7 @@ static LOOM_AVX2 void tile_avx2(const loom_attention_desc *d, const float *q, in
             memset(row, 0, (size_t)ld * sizeof(float));
             continue;
         }
-        int64_t t = t0 + i / ng, lo = first_seen(d, pos0, t) - jlo, hi = pos0 + t + 1 - jlo;
+        int64_t t = t0 + i / ng, lo = loom_attention_first_seen(d, pos0 + t + 1) - jlo, hi = pos0 + t + 1 - jlo;
         memset(row, 0, (size_t)lo * sizeof(float));
         loom_softmax(row + lo, hi - lo);
         memset(row + hi, 0, (size_t)(ld - hi) * sizeof(float));
@@ -178,12 +172,9 @@ static LOOM_AVX2 void tile_avx2(const loom_attention_desc *d, const float *q, in
 
 int loom_attention_tile(const loom_attention_desc *d, const float *q, int64_t q_stride, float *out,
                         int64_t out_stride, int64_t pos0, int64_t t0, int64_t t1, int64_t kvh, float *scratch) {
-    if (!d || d->n_kv_head <= 0 || kvh < 0 || kvh >= d->n_kv_head || t0 < 0 || t1 <= t0 || pos0 < 0) return -1;
-    if (t1 - t0 > loom_attention_tile_tokens(d) || !loom_attention_tiles_supported(d)) return -1;
-    if (d->block_table && d->block_size <= 0) return -1;
-    if (d->kv_type != LOOM_TYPE_F32 && d->kv_type != LOOM_TYPE_F16 && d->kv_type != LOOM_TYPE_Q8_0) return -1;
-    if (d->kv_type == LOOM_TYPE_Q8_0 && (d->head_dim % 32 != 0 || d->kv_stride % 32 != 0)) return -1;
-    if (d->kv_stride < d->n_kv_head * d->head_dim || !d->k || !d->v || d->window < 0) return -1;
+    if (!loom_attention_tiles_supported(d) || kvh < 0 || kvh >= d->n_kv_head || t0 < 0 || t1 <= t0 || pos0 < 0)
+        return -1;
+    if (t1 - t0 > loom_attention_tile_tokens(d)) return -1;
 #if LOOM_X86
     tile_avx2(d, q, q_stride, out, out_stride, pos0, t0, t1, kvh, scratch);
     return 0;

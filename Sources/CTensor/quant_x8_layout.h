@@ -63,14 +63,19 @@ LOOM_X8_INLINE size_t x8_qs_offset(int T) {
     }
 }
 
-/// Chunk c's (32 columns') values and fifth bits, given the group's first block.
+/// The interleaved block holding chunk c (32 columns) of a group, given the group's first block,
+/// and the chunk's index within it (0 for the legacy formats, whose blocks are one chunk).
+LOOM_X8_INLINE const uint8_t *x8_chunk_block(int T, const uint8_t *group, int64_t c) {
+    return group + (size_t)(c / (x8_block_cols(T) / 32)) * x8_block_bytes(T);
+}
+LOOM_X8_INLINE int x8_chunk_in_block(int T, int64_t c) { return (int)(c % (x8_block_cols(T) / 32)); }
+
+/// Chunk c's values and fifth bits.
 LOOM_X8_INLINE const uint8_t *x8_chunk_qs(int T, const uint8_t *group, int64_t c) {
-    if (x8_is_k(T)) return group + (size_t)(c / 8) * x8_block_bytes(T) + x8_qs_offset(T) + (size_t)(c % 8) * 128;
-    return group + (size_t)c * x8_block_bytes(T) + x8_qs_offset(T);
+    return x8_chunk_block(T, group, c) + x8_qs_offset(T) + (size_t)x8_chunk_in_block(T, c) * 128;
 }
 LOOM_X8_INLINE const uint8_t *x8_chunk_qh(int T, const uint8_t *group, int64_t c) {
-    if (x8_is_k(T)) return group + (size_t)(c / 8) * x8_block_bytes(T) + x8_qh_offset(T) + (size_t)(c % 8) * 32;
-    return group + (size_t)c * x8_block_bytes(T) + x8_qh_offset(T);
+    return x8_chunk_block(T, group, c) + x8_qh_offset(T) + (size_t)x8_chunk_in_block(T, c) * 32;
 }
 
 #endif

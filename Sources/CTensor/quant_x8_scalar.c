@@ -121,16 +121,15 @@ int loom_repack_x8(int type, const void *src, size_t row_bytes, int64_t n_rows, 
 /// additive term b, computed as the row-major decoder computes them.
 static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_t q[32], float *s, float *b) {
     loom_fp16 h;
+    const uint8_t *blk = x8_chunk_block(T, group, c);
     if (x8_is_k(T)) {
-        const uint8_t *blk = group + (size_t)(c / 8) * x8_block_bytes(T);
         uint8_t sc, m;
-        loom_k_scale_min((int)(c % 8), blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane, &sc, &m);
+        loom_k_scale_min(x8_chunk_in_block(T, c), blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane, &sc, &m);
         memcpy(&h, blk + 2 * lane, 2);
         *s = loom_fp16_to_fp32(h) * (float)sc;
         memcpy(&h, blk + offsetof(loom_block_q4_Kx8, dmin) + 2 * lane, 2);
         *b = -(loom_fp16_to_fp32(h) * (float)m);
     } else {
-        const uint8_t *blk = group + (size_t)c * x8_block_bytes(T);
         memcpy(&h, blk + 2 * lane, 2);
         *s = loom_fp16_to_fp32(h);
         *b = 0.0f;

@@ -7,9 +7,10 @@
 //   x8_dot(acc, w, a)  acc + the pairwise int16 products of w and a, as int32 lanes
 // Per chunk of 32 columns and activation row: 16 x8_dot into an int32 accumulator (one row per
 // lane), then one convert and one FMA for all eight rows (scale s·d_x), and one more for the
-// formats with an additive term (b·Σx; the K-quants' -dmin·m). The order is the scalar reference's (quant_x8_scalar.c), so every
-// tier returns the same bits. Every function takes the interleaved type id T as a compile-time
-// constant, so each format gets its own straight-line loop.
+// formats with an additive term (b·Σx; the K-quants' -dmin·m). The order is the scalar
+// reference's (quant_x8_scalar.c), so every tier returns the same bits. Every function takes the
+// interleaved type id T as a compile-time constant, so each format gets its own straight-line
+// loop.
 #include <immintrin.h>
 #include <string.h>
 #include "quant_x8_layout.h"
@@ -78,18 +79,18 @@ typedef struct {
 /// compute them.
 X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_k_state *k, __m256 *s, __m256 *b) {
     *b = _mm256_setzero_ps();
+    const uint8_t *blk = x8_chunk_block(T, group, c);
     if (x8_is_k(T)) {
-        const uint8_t *blk = group + (size_t)(c / 8) * x8_block_bytes(T);
-        if (c % 8 == 0) {
+        const int i = x8_chunk_in_block(T, c);
+        if (i == 0) {
             x8_k_scales(blk, k->sc, k->m);
             k->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
             k->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + offsetof(loom_block_q4_Kx8, dmin))));
         }
-        *s = _mm256_mul_ps(k->d, _mm256_load_ps(k->sc[c % 8]));
+        *s = _mm256_mul_ps(k->d, _mm256_load_ps(k->sc[i]));
         // -(dmin*m), as the row-major decoder: the negation is exact.
-        *b = _mm256_xor_ps(_mm256_mul_ps(k->dmin, _mm256_load_ps(k->m[c % 8])), _mm256_set1_ps(-0.0f));
+        *b = _mm256_xor_ps(_mm256_mul_ps(k->dmin, _mm256_load_ps(k->m[i])), _mm256_set1_ps(-0.0f));
     } else {
-        const uint8_t *blk = group + (size_t)c * x8_block_bytes(T);
         *s = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
         if (x8_has_min(T)) *b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
     }

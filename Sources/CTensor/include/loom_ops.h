@@ -169,7 +169,7 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
                    int64_t h_begin, int64_t h_end, float *scratch);
 
 /// Query tokens of a prompt chunk one tile of loom_attention_tile holds (the tile serves that
-/// many tokens times the query heads of one KV group).
+/// many tokens times the query heads of one KV group); 0 for a desc the kernels cannot read.
 int64_t loom_attention_tile_tokens(const loom_attention_desc *d);
 
 /// True when loom_attention_tile runs for `d` on the active tier (AVX2 or better, head_dim a

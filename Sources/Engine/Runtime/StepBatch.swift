@@ -41,6 +41,9 @@ final class StepBatch {
     private(set) var segmentCount = 0
     /// Rows of the fused segments (rows `0..<fusedRowCount`).
     private(set) var fusedRowCount = 0
+    /// Fused segments, which come first (`0..<fusedSegmentCount`): from there on, attention takes
+    /// a prompt chunk's queries in tiles.
+    private(set) var fusedSegmentCount = 0
     /// Logit rows requested.
     private(set) var logitCount = 0
 
@@ -74,17 +77,12 @@ final class StepBatch {
         rowCount = 0
         segmentCount = 0
         fusedRowCount = 0
+        fusedSegmentCount = 0
         logitCount = 0
     }
 
     /// Rows still free.
     var freeRows: Int { rowCapacity - rowCount }
-
-    /// Index of the first prompt-path segment (the count of fused ones, which come first): from
-    /// it on, attention takes a chunk's queries in tiles.
-    var firstPromptSegment: Int {
-        (0..<segmentCount).first { promptPath[$0] } ?? segmentCount
-    }
 
     /// Appends a segment of `count` rows at positions `start...` of a sequence whose block table
     /// is `table` (and `localTable` for local layers with a pool of their own); returns its
@@ -100,8 +98,8 @@ final class StepBatch {
                                                       block_table: localTable ?? table)
         promptPath[index] = prompt
         rowCount += count
-        if !prompt { fusedRowCount = rowCount }
         segmentCount += 1
+        if !prompt { (fusedRowCount, fusedSegmentCount) = (rowCount, segmentCount) }
         return index
     }
 
