@@ -113,8 +113,9 @@ let package = Package(
         .testTarget(name: "GenerableMacrosTests", dependencies: ["GenerableMacros", "Provider", "LoomJSON"]),
         // The seeds' `@Generable` samples, compiled unchanged against `import Loom`.
         .testTarget(name: "GenerableSeedTests", dependencies: ["Loom", "ChatCompletions"]),
-        // The `loom` executable's own parts (signal handling), through @testable import.
-        .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI"]),
+        // The `loom` executable's own parts (signal handling, the bench profile's arithmetic),
+        // through @testable import.
+        .testTarget(name: "LoomCLITests", dependencies: ["LoomCLI", "CTensor", "LoomJSON"]),
         // Every suite that loads GGUF weights and runs a forward pass (the default model, ../shared
         // models, the synthetic fixtures), so the unit test targets above never do.
         .testTarget(name: "EndToEndTests", dependencies: [

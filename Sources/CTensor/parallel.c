@@ -2,6 +2,7 @@
 #include "loom_parallel.h"
 #include "loom_blas.h"
 #include "loom_quant.h"
+#include "loom_profile.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -67,7 +68,7 @@ static void matvec_run(void *p, int ith, int nth) {
 void loom_par_matvec(loom_pool *pool, int type, const void *w, size_t row_bytes, int64_t n_cols, const float *x,
                      float *y, int64_t n_rows) {
     matvec_task t = {type, w, row_bytes, n_cols, n_rows, x, y};
-    loom_pool_run(pool, matvec_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, matvec_run, &t);
 }
 
 // MARK: - Matrix-matrix
@@ -136,7 +137,7 @@ void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes,
                      const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch, float *scratch) {
     matmul_task t = {type, w, row_bytes, n_cols, n_rows, x, ldx, y, ldy, n_batch, scratch};
     int blas = n_batch >= loom_blas_min_batch() && (scratch || type == LOOM_TYPE_F32);
-    loom_pool_run(pool, blas ? matmul_blas_run : matmul_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_PROMPT_PRODUCTS, blas ? matmul_blas_run : matmul_run, &t);
 }
 
 // MARK: - Attention
@@ -208,7 +209,7 @@ int loom_par_attention(loom_pool *pool, const loom_attention_desc *d, const floa
     size_t per = attention_scratch_per_thread(d, pos0 + n_tokens);
     if (per == 0) return -1;
     attention_task t = {d, q, q_stride, out, out_stride, n_tokens, pos0, scratch, per, 0};
-    loom_pool_run(pool, attention_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_ATTENTION, attention_run, &t);
     return t.failed ? -1 : 0;
 }
 
@@ -279,7 +280,7 @@ int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, cons
         t.units += segment_units(&t, i);
     }
     if (t.units == 0) return 0;
-    loom_pool_run(pool, attention_batch_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_ATTENTION, attention_batch_run, &t);
     return t.failed ? -1 : 0;
 }
 
@@ -306,7 +307,7 @@ void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w,
         if (n_rows == 1) loom_rmsnorm(y, x, w, n, eps);
         return;
     }
-    loom_pool_run(pool, rmsnorm_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_NORMS, rmsnorm_run, &t);
 }
 
 // A gated activation y = act(gate) * up, split across the pool in 64-element units.
@@ -335,7 +336,7 @@ static void par_gated(loom_pool *pool, gated_fn fn, float *y, const float *gate,
         return;
     }
     gated_task t = {fn, y, gate, up, n};
-    loom_pool_run(pool, gated_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_NORMS, gated_run, &t);
 }
 
 void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
@@ -434,7 +435,7 @@ void loom_par_matvec_fused(loom_pool *pool, const loom_matvec_part *parts, int n
                            const float *x, void *scratch) {
     if (n_parts <= 0) return;
     fused_task t = {parts, n_parts, n_cols, x, scratch};
-    loom_pool_run(pool, fused_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, fused_run, &t);
 }
 
 typedef struct {
@@ -464,7 +465,7 @@ int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
                            int64_t n_cols, const float *x, float *h, void *scratch) {
     if (!gate || !up || gate->n_rows != up->n_rows) return -1;
     swiglu_task t = {gate, up, n_cols, x, h, scratch};
-    loom_pool_run(pool, matvec_swiglu_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, matvec_swiglu_run, &t);
     return 0;
 }
 
@@ -557,7 +558,7 @@ void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n
         return;
     }
     batch_task t = {parts, n_parts, NULL, NULL, n_cols, x, ldx, n_batch, NULL, 0, scratch, 0};
-    loom_pool_run(pool, matmul_fused_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, matmul_fused_run, &t);
 }
 
 // matvec_swiglu_run over the whole batch: the same row split, so each input row's h comes from
@@ -584,6 +585,6 @@ int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
     if (n_batch <= 0) return 0;
     if (n_batch == 1) return loom_par_matvec_swiglu(pool, gate, up, n_cols, x, h, scratch);
     batch_task t = {NULL, 0, gate, up, n_cols, x, ldx, n_batch, h, ldh, scratch, 0};
-    loom_pool_run(pool, matmul_swiglu_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, matmul_swiglu_run, &t);
     return 0;
 }

@@ -13,6 +13,7 @@
 // exactly once per run, by one thread at a time, so per-share scratch (indexed by `ith`) and
 // the arithmetic of every share are what they would be with a thread per share.
 #include "loom_pool.h"
+#include "loom_profile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,7 +53,12 @@ struct loom_pool {
     _Atomic int caller_sleeping;
     _Atomic int stop;
     uint64_t spin_ns;
+    int label;                  // loom_pool_label's kind, or -1
+    int timing;                 // this run's shares time themselves (profiling)
+    _Atomic uint64_t busy_ns;   // this run's share times, while timing
 };
+
+void loom_profile_add(int kind, uint64_t wall_ns, uint64_t busy_ns, int threads);
 
 struct worker_arg {
     loom_pool *pool;
@@ -109,7 +115,13 @@ static inline int claim_share(loom_pool *pool, uint32_t g) {
 
 /// Runs share `ith` of the current run and counts it finished (waking a sleeping caller).
 static inline void run_share(loom_pool *pool, int ith) {
-    pool->fn(pool->ctx, ith, pool->n_threads);
+    if (pool->timing) {
+        uint64_t t0 = now_ns();
+        pool->fn(pool->ctx, ith, pool->n_threads);
+        atomic_fetch_add_explicit(&pool->busy_ns, now_ns() - t0, memory_order_relaxed);
+    } else {
+        pool->fn(pool->ctx, ith, pool->n_threads);
+    }
     if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
         if (atomic_load(&pool->caller_sleeping)) wake_all(&pool->pending);
     }
@@ -191,6 +203,7 @@ loom_pool *loom_pool_create(int n_threads) {
     if (!pool) return NULL;
     pool->n_threads = n_threads;
     pool->spin_ns = LOOM_POOL_SPIN_NS;
+    pool->label = -1;
     const char *spin = getenv("LOOM_POOL_SPIN_US");
     if (spin && *spin) {
         char *end = NULL;
@@ -240,11 +253,14 @@ void loom_pool_destroy(loom_pool *pool) {
 
 int loom_pool_size(const loom_pool *pool) { return pool ? pool->n_threads : 1; }
 
-void loom_pool_run(loom_pool *pool, loom_task_fn fn, void *ctx) {
-    if (!pool || pool->n_threads == 1) {
-        fn(ctx, 0, 1);
-        return;
-    }
+void loom_pool_label(loom_pool *pool, int kind) {
+    if (pool) pool->label = kind;
+}
+
+void loom_pool_run(loom_pool *pool, loom_task_fn fn, void *ctx) { loom_pool_run_as(pool, LOOM_WORK_UNLABELLED, fn, ctx); }
+
+/// Dispatches one run and waits for it (loom_pool_run without the accounting).
+static void dispatch(loom_pool *pool, loom_task_fn fn, void *ctx) {
     pool->fn = fn;
     pool->ctx = ctx;
     atomic_store_explicit(&pool->pending, (uint32_t)pool->n_threads, memory_order_relaxed);
@@ -269,4 +285,25 @@ void loom_pool_run(loom_pool *pool, loom_task_fn fn, void *ctx) {
         atomic_store(&pool->caller_sleeping, 0);
         spin = (spin_state){0, 0};
     }
+}
+
+void loom_pool_run_as(loom_pool *pool, loom_work kind, loom_task_fn fn, void *ctx) {
+    if (!loom_profile_active()) {
+        if (!pool || pool->n_threads == 1) fn(ctx, 0, 1);
+        else dispatch(pool, fn, ctx);
+        return;
+    }
+    int counted = pool && pool->label >= 0 ? pool->label : (int)kind;
+    uint64_t t0 = now_ns();
+    if (!pool || pool->n_threads == 1) {
+        fn(ctx, 0, 1);
+        uint64_t wall = now_ns() - t0;
+        loom_profile_add(counted, wall, wall, 1);
+        return;
+    }
+    atomic_store_explicit(&pool->busy_ns, 0, memory_order_relaxed);
+    pool->timing = 1;  // published to the workers with the run's claim word
+    dispatch(pool, fn, ctx);
+    pool->timing = 0;
+    loom_profile_add(counted, now_ns() - t0, atomic_load_explicit(&pool->busy_ns, memory_order_relaxed), pool->n_threads);
 }

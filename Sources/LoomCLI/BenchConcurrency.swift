@@ -19,6 +19,8 @@ enum BenchConcurrency {
         let firstTokenMs: (p50: Double, p99: Double)
         let peakRSSMegabytes: Double
         let kvBytes: Int
+        /// Where one more run's step time went (`--profile` only).
+        var profile: BenchProfile? = nil
     }
 
     /// What one sequence's consumer saw.
@@ -31,7 +33,7 @@ enum BenchConcurrency {
     }
 
     static func run(model: Model, file: String, levels: [Int], promptTokens: Int, tokens: Int, reps: Int,
-                    threads: Int, kv: KVCacheType, json: Bool) async throws {
+                    threads: Int, kv: KVCacheType, profile: Bool = false, json: Bool) async throws {
         let context = promptTokens + tokens + 1
         guard context <= model.config.contextLength else {
             throw RuntimeError("--prompt-tokens \(promptTokens) plus --tg \(tokens) need \(context) positions; the model has \(model.config.contextLength)")
@@ -55,10 +57,17 @@ enum BenchConcurrency {
                 }
                 kvBytes = bytes
             }
-            results.append(Level(n: n, aggregateTokensPerSecond: BenchModel.median(aggregate),
-                                 interTokenMs: (percentile(gaps, 50) * 1e3, percentile(gaps, 99) * 1e3),
-                                 firstTokenMs: (percentile(firsts, 50) * 1e3, percentile(firsts, 99) * 1e3),
-                                 peakRSSMegabytes: BenchModel.peakResidentMegabytes(), kvBytes: kvBytes))
+            var level = Level(n: n, aggregateTokensPerSecond: BenchModel.median(aggregate),
+                              interTokenMs: (percentile(gaps, 50) * 1e3, percentile(gaps, 99) * 1e3),
+                              firstTokenMs: (percentile(firsts, 50) * 1e3, percentile(firsts, 99) * 1e3),
+                              peakRSSMegabytes: BenchModel.peakResidentMegabytes(), kvBytes: kvBytes)
+            if profile {
+                level.profile = try await BenchProfile.record {
+                    try await measure(model: model, configuration: configuration, n: n, promptTokens: promptTokens,
+                                      tokens: tokens, vocabulary: vocabulary).1
+                }
+            }
+            results.append(level)
         }
         let isa = String(cString: loom_isa_name(loom_isa_active()))
         if json {
@@ -127,7 +136,7 @@ enum BenchConcurrency {
                 ("n", .number(JSONNumber(l.n))), ("agg_tok_s", number(l.aggregateTokensPerSecond)),
                 ("itl_ms", pair(l.interTokenMs)), ("ttft_ms", pair(l.firstTokenMs)),
                 ("peak_rss_mb", number(l.peakRSSMegabytes)), ("kv_bytes", .number(JSONNumber(l.kvBytes))),
-            ]))
+            ] + (l.profile.map { [("profile", $0.json)] } ?? [])))
         }
         var fields: [(String, JSONValue)] = [("model", .string(file)), ("threads", .number(JSONNumber(threads)))]
         if let promptTokens { fields.append(("prompt_tokens", .number(JSONNumber(promptTokens)))) }
@@ -150,6 +159,7 @@ enum BenchConcurrency {
                 + "\(f(l.firstTokenMs.p50))/\(f(l.firstTokenMs.p99))".padding(18)
                 + f(l.peakRSSMegabytes).padding(13) + f(Double(l.kvBytes) / 1_048_576) + "\n"
         }
+        for l in levels { if let p = l.profile { out += p.table(title: "n=\(l.n) step profile") } }
         return out
     }
 }

@@ -11,11 +11,15 @@ extension BenchModel {
         /// repetition's).
         var forcedShare = 0.0
         var guidedTokens = 0
+        /// Where one more tg run's time went (`--profile` only).
+        var profile: BenchProfile?
     }
 
     /// One warm-up and `reps` measured repetitions of pp (with the TTFT token), tg through the
     /// chosen engine and, with a schema, guided tg; pp and tg each start from an empty cache.
-    static func measure(model: Model, modelPath: String, _ settings: Settings, schemaPath: String?, json: Bool) async throws -> Samples {
+    /// With `profile`, one more tg run follows with the kernel profile recording.
+    static func measure(model: Model, modelPath: String, _ settings: Settings, schemaPath: String?, profile: Bool,
+                        json: Bool) async throws -> Samples {
         let (pp, tg, threads, kv) = (settings.pp, settings.tg, settings.threads, settings.kv)
         let context = max(pp + 1, tg + 1)
         guard context <= model.config.contextLength else {
@@ -58,6 +62,12 @@ extension BenchModel {
                 samples.plainRates.append(guidedRun.free)
                 samples.forcedShare = Double(guidedRun.forced) / Double(max(guidedRun.tokens, 1))
                 samples.guidedTokens = guidedRun.tokens
+            }
+        }
+        if profile {
+            progress.step("bench: profile", 1, of: 1)
+            samples.profile = try await BenchProfile.record {
+                try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg, tokenizer: tokenizer)
             }
         }
         progress.clear()

@@ -53,6 +53,7 @@ extension BenchModel {
                 ("unconstrained_tok_s", stats(samples.plainRates)), ("forced_share", .number(JSONNumber(samples.forcedShare))),
             ]))))
         }
+        if let profile = samples.profile { fields.append(("profile", profile.json)) }
         return .object(JSONObject(fields))
     }
 
@@ -66,6 +67,7 @@ extension BenchModel {
                 + "forced tokens \(format(samples.forcedShare * 100))%\n"
         }
         let weightBytes = Double(machine.weightBytes)
+        let profileLines = samples.profile.map { $0.table(title: "tg step profile") } ?? ""
         return """
             model \(file), \(settings.threads) threads, engine \(settings.engine), isa \(machine.isa), BLAS core \(machine.blas)
             \(line("pp\(settings.pp)", samples.ppRates, "tok/s"))\(line("tg\(settings.tg)", samples.tgRates, "tok/s"))\(line("ttft", samples.ttfts, "ms"))\
@@ -73,7 +75,7 @@ extension BenchModel {
             weights per token \(format(weightBytes / 1e6)) MB: \(format(weightBytes * median(samples.tgRates) / 1e9)) GB/s \
             of \(format(machine.bandwidth)) GB/s read bandwidth; peak RSS \(format(machine.peakRSS)) MB
             KV cache \(settings.kv.rawValue): \(machine.kvBytesPerToken) bytes per token
-
+            \(profileLines)
             """
     }
 

@@ -9,8 +9,9 @@ import Engine
 enum BenchModel {
     static let usage = """
         usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16|q8_0] [--engine E]
-                          [--schema FILE] [--prefix N [--turns T] [--no-prefix-reuse]] [--json]
-               loom bench [-m MODEL] --concurrency N[,N…] [--schema FILE] [--prompt-tokens N] [--tg N] [-t N] [--reps R] [--json]
+                          [--schema FILE] [--profile] [--prefix N [--turns T] [--no-prefix-reuse]] [--json]
+               loom bench [-m MODEL] --concurrency N[,N…] [--schema FILE] [--prompt-tokens N] [--tg N] [-t N] [--reps R]
+                          [--profile] [--json]
                loom bench [-m MODEL] --speculate --task extract|rewrite|free [--prompts FILE] [--speculate-max K] [-t N] [--reps R] [--json]
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --pp N             prompt tokens evaluated as one batch (default 512)
@@ -24,6 +25,11 @@ enum BenchModel {
                              (the path of loom run --schema: a mask every sampled token, forced
                              runs as one batch) until the document is complete, beside free
                              text of as many tokens with the same prompt; tok/s after the first
+          --profile          also where the time of a step goes: one more tg run (or, with
+                             --concurrency, one more run per level) with the kernel profile on,
+                             reported per step as matvec, prompt_products, attention, norms_other,
+                             lm_head, sampling, idle (pool threads waiting at wake-ups and barriers)
+                             and outside_steps (scheduler, consumers), in ms and as shares of the step
           --prefix N         instead of pp/tg: a conversation whose turn 1 is an N-token shared
                              prefix plus a question; reports the last turn's time to first token,
                              and that of a new sequence sharing the prefix's KV blocks
@@ -46,13 +52,15 @@ enum BenchModel {
           --json             {"model", "threads", "engine", "pp": {"tokens", "tok_s": {"median", "min", "max"}},
                              "tg": {…}, "ttft_ms": {…}, "weight_bytes_per_token", "weight_gbps",
                              "read_bandwidth_gbps", "peak_rss_mb", "isa", "blas_core"}, plus
+                             "profile": {"steps", "step_ms", "ms": {part: ms}, "share": {part: fraction}}
+                             with --profile, and
                              "guided": {"tokens", "tok_s", "unconstrained_tok_s", "forced_share"} with
                              --schema; with --prefix: {"model", "threads", "engine", "prefix_tokens",
                              "turns", "prefix_reuse", "prompt_tokens", "cached_tokens", "ttft_ms",
                              "restored_cached_tokens", "restored_ttft_ms", "isa"}; with --concurrency:
                              {"model", "threads", "prompt_tokens", "tg", "reps", "isa", "mapped_weights_mb", "concurrency":
                              [{"n", "agg_tok_s", "itl_ms": {"p50", "p99"}, "ttft_ms": {"p50", "p99"},
-                             "peak_rss_mb", "kv_bytes"}]}; with --speculate: {"model", "threads",
+                             "peak_rss_mb", "kv_bytes"[, "profile"]}]}; with --speculate: {"model", "threads",
                              "speculation": {"task", "prompts", "reps", "max_run", "tok_s_off": {"median",
                              "min", "max"}, "tok_s_on": {…}, "speedup", "acceptance_rate",
                              "mean_accepted_run", "identical"}}
@@ -60,7 +68,7 @@ enum BenchModel {
         """
 
     static func run(_ arguments: [String]) async throws {
-        let args = try Arguments(arguments, flags: ["json", "no-prefix-reuse", "speculate"],
+        let args = try Arguments(arguments, flags: ["json", "no-prefix-reuse", "speculate", "profile"],
                                  options: ["model", "pp", "tg", "threads", "reps", "kv", "engine", "schema", "prefix", "turns",
                                            "concurrency", "prompt-tokens", "task", "prompts", SpeculationArguments.option],
                                  aliases: ["m": "model", "t": "threads"])
@@ -76,6 +84,10 @@ enum BenchModel {
                                            promptsPath: args.value("prompts"), threads: threads, reps: reps,
                                            limit: try SpeculationArguments.limit(args), json: args.has("json"))
             return
+        }
+        if args.has("profile"), args.has("speculate") || args.value("prefix") != nil
+            || (args.value("concurrency") != nil && args.value("schema") != nil) {
+            throw UsageError("--profile goes with pp/tg or with --concurrency without --schema")
         }
         if args.value("task") != nil || args.value("prompts") != nil || args.value(SpeculationArguments.option) != nil {
             throw UsageError("--task, --prompts and --speculate-max go with --speculate")
@@ -98,8 +110,8 @@ enum BenchModel {
             let promptTokens = try args.int("prompt-tokens", default: 64)
             guard promptTokens >= 1 else { throw UsageError("--prompt-tokens must be positive") }
             try await BenchConcurrency.run(model: model, file: file, levels: levels, promptTokens: promptTokens,
-                                           tokens: settings.tg, reps: reps,
-                                           threads: settings.threads, kv: settings.kv, json: args.has("json"))
+                                           tokens: settings.tg, reps: reps, threads: settings.threads, kv: settings.kv,
+                                           profile: args.has("profile"), json: args.has("json"))
             return
         }
         if args.value("prompt-tokens") != nil { throw UsageError("--prompt-tokens goes with --concurrency") }
@@ -113,7 +125,8 @@ enum BenchModel {
         }
         if args.has("no-prefix-reuse") || args.value("turns") != nil { throw UsageError("--turns and --no-prefix-reuse go with --prefix") }
 
-        let samples = try await measure(model: model, modelPath: args.modelPath, settings, schemaPath: args.value("schema"), json: args.has("json"))
+        let samples = try await measure(model: model, modelPath: args.modelPath, settings, schemaPath: args.value("schema"),
+                                        profile: args.has("profile"), json: args.has("json"))
         let machine = MachineFigures(model: model, threads: settings.threads, kv: settings.kv)
         if args.has("json") {
             StandardOutput.write(jsonReport(file: file, settings, samples, machine).serialized() + "\n")

@@ -8,5 +8,6 @@
 #include "loom_ops.h"
 #include "loom_parallel.h"
 #include "loom_pool.h"
+#include "loom_profile.h"
 #include "loom_quant.h"
 #include "loom_sampling.h"

@@ -84,7 +84,9 @@ public final class Sampler {
     /// Returns nil when no token is allowed. The token is not recorded: call `accept`.
     public func sample(_ logits: UnsafeBufferPointer<Float>, mask: UnsafePointer<UInt64>? = nil) -> Int32? {
         precondition(logits.count >= vocabularySize, "logits shorter than the vocabulary")
+        let t0 = loom_profile_active() != 0 ? loom_profile_now_ns() : 0
         let t = loom_sampler_sample(sampler, logits.baseAddress, mask)
+        if t0 != 0 { loom_profile_record(LOOM_WORK_SAMPLING, loom_profile_now_ns() - t0) }
         return t >= 0 ? t : nil
     }
 

@@ -42,6 +42,8 @@ extension Transformer {
 
         let w = model.weights, s = state
         let dim = c.embeddingLength
+        let t0 = loom_profile_active() != 0 ? loom_profile_now_ns() : 0
+        defer { if t0 != 0 { loom_profile_record(LOOM_WORK_STEP, loom_profile_now_ns() - t0) } }
         for i in 0..<n { s.positions[i] = batch.positions[i] }
         embed(batch.tokens, count: n)
 
@@ -56,7 +58,9 @@ extension Transformer {
             loom_rmsnorm(s.xb + i * dim, s.x + r * dim, w.outputNorm, Int64(dim), Float(c.normEpsilon))
         }
         if rows > 0 {
+            loom_pool_label(pool.pool, Int32(LOOM_WORK_LM_HEAD.rawValue))
             loom_par_matmul_fused(pool.pool, plan.output, 1, Int64(dim), s.xb, Int64(dim), Int64(rows), s.matvecScratch)
+            loom_pool_label(pool.pool, -1)
         }
         softcapLogits(rows: rows)
         return UnsafeBufferPointer(start: s.logits, count: rows * c.vocabularySize)
