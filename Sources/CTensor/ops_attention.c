@@ -99,9 +99,20 @@ static void accum_q8_0_scalar(float *out, int64_t ng, const void *v, int kv_type
 // too late; a decode step over several sequences reads megabytes of cache this way.
 #define KV_PREFETCH_ROWS 4
 
-static inline void prefetch_row(const void *base, int kv_type, int64_t row, int64_t hd) {
-    const char *p = (const char *)base + loom_kv_row_bytes(kv_type, row);
-    for (int64_t off = 0; off < loom_kv_row_bytes(kv_type, hd); off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
+// The F32/F16 kernels below are written once per element type (kv_type a compile-time constant
+// after inlining), so their inner loops carry no type test. Their arithmetic is fixed per
+// element, not per batch of rows: a score is one FMA chain over the head dimension in vector
+// lanes, reduced by halving (lanes i + n/2, then + n/4, …, the order of _mm512_reduce_add_ps
+// and loom_hsum256), then the scalar tail, then the scale; an output element accumulates its
+// rows' weighted values in row order. So grouping rows four at a time, or heads and head
+// chunks in registers, changes no bit of any result.
+
+/// Bytes of one F32 or F16 element.
+static inline int64_t kv_elem_bytes(int kv_type) { return kv_type == KV_F16 ? 2 : 4; }
+
+/// Brings one head's slice of a cached row (head_bytes at p) towards L1.
+static inline void prefetch_head(const char *p, int64_t head_bytes) {
+    for (int64_t off = 0; off < head_bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
 }
 
 static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {
@@ -109,39 +120,131 @@ static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {
     return _mm256_loadu_ps((const float *)base + i);
 }
 
-static LOOM_AVX2 void scores_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                  int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
-    int64_t hd8 = hd & ~(int64_t)7;
-    for (int64_t j = 0; j < n_kv; j++) {
-        int64_t row = j * kv_stride;
-        if (j + KV_PREFETCH_ROWS < n_kv) prefetch_row(k, kv_type, row + KV_PREFETCH_ROWS * kv_stride, hd);
+/// Lane sums of four vectors by halving, the tree of loom_hsum256: element r of the result is
+/// the sum of v[r]'s lanes.
+static LOOM_AVX2 inline __m128 hsum4_256(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
+    // Level 1, lane i + lane i+4: [v0 | v1] and [v2 | v3] halves added.
+    __m256 a = _mm256_add_ps(_mm256_permute2f128_ps(v0, v1, 0x20), _mm256_permute2f128_ps(v0, v1, 0x31));
+    __m256 b = _mm256_add_ps(_mm256_permute2f128_ps(v2, v3, 0x20), _mm256_permute2f128_ps(v2, v3, 0x31));
+    // Level 2, i + i+2: pairs (0,1) and (2,3) of each 4-lane group, gathered per source.
+    __m256 c = _mm256_add_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    // c = [v0:w0 w1, v2:w0 w1 | v1:w0 w1, v3:w0 w1]; level 3, w0 + w1.
+    __m256 d = _mm256_add_ps(_mm256_shuffle_ps(c, c, _MM_SHUFFLE(2, 0, 2, 0)), _mm256_shuffle_ps(c, c, _MM_SHUFFLE(3, 1, 3, 1)));
+    // d = [v0 v2 v0 v2 | v1 v3 v1 v3]
+    __m128 lo = _mm256_castps256_ps128(d), hi = _mm256_extractf128_ps(d, 1);
+    return _mm_unpacklo_ps(lo, hi);  // [v0 v1 v2 v3]
+}
+
+static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const void *k, const int kv_type,
+                                               int64_t kv_stride, int64_t hd, int64_t n_kv, float scale,
+                                               float *scores, int64_t ld) {
+    const int64_t hd8 = hd & ~(int64_t)7, row_bytes = kv_elem_bytes(kv_type) * kv_stride,
+                  head_bytes = kv_elem_bytes(kv_type) * hd;
+    for (int64_t j0 = 0; j0 < n_kv; j0 += 4) {
+        const int64_t nr = n_kv - j0 < 4 ? n_kv - j0 : 4;
+        for (int64_t r = 0; r < nr; r++) {
+            if (j0 + r + KV_PREFETCH_ROWS < n_kv)
+                prefetch_head((const char *)k + (j0 + r + KV_PREFETCH_ROWS) * row_bytes, head_bytes);
+        }
         for (int64_t a = 0; a < ng; a++) {
             const float *qa = q + a * hd;
-            __m256 acc = _mm256_setzero_ps();
-            for (int64_t i = 0; i < hd8; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(qa + i), load8(k, kv_type, row + i), acc);
-            float s = loom_hsum256(acc);
-            for (int64_t i = hd8; i < hd; i++) s += qa[i] * kv_at(k, kv_type, row + i);
-            scores[a * ld + j] = s * scale;
+            __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+            for (int64_t i = 0; i < hd8; i += 8) {
+                const __m256 qv = _mm256_loadu_ps(qa + i);
+                for (int64_t r = 0; r < nr; r++) acc[r] = _mm256_fmadd_ps(qv, load8(k, kv_type, (j0 + r) * kv_stride + i), acc[r]);
+            }
+            float sums[4];
+            _mm_storeu_ps(sums, hsum4_256(acc[0], acc[1], acc[2], acc[3]));
+            for (int64_t r = 0; r < nr; r++) {
+                float s = sums[r];
+                for (int64_t i = hd8; i < hd; i++) s += qa[i] * kv_at(k, kv_type, (j0 + r) * kv_stride + i);
+                scores[a * ld + j0 + r] = s * scale;
+            }
         }
     }
 }
 
-static LOOM_AVX2 void accum_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                                 int64_t n_kv, const float *p, int64_t ld) {
-    int64_t hd8 = hd & ~(int64_t)7;
-    for (int64_t j = 0; j < n_kv; j++) {
-        int64_t row = j * kv_stride;
-        if (j + KV_PREFETCH_ROWS < n_kv) prefetch_row(v, kv_type, row + KV_PREFETCH_ROWS * kv_stride, hd);
-        for (int64_t a = 0; a < ng; a++) {
-            float w = p[a * ld + j];
-            if (w == 0.0f) continue;
-            float *oa = out + a * hd;
-            __m256 vw = _mm256_set1_ps(w);
-            for (int64_t i = 0; i < hd8; i += 8)
-                _mm256_storeu_ps(oa + i, _mm256_fmadd_ps(vw, load8(v, kv_type, row + i), _mm256_loadu_ps(oa + i)));
-            for (int64_t i = hd8; i < hd; i++) oa[i] += w * kv_at(v, kv_type, row + i);
+// Output accumulators kept in registers across rows: G heads × W vectors of the head dimension,
+// for heads a0 … a0+G-1 and head elements i0 … i0+LANES·W-1. The first chunk of a call reads
+// the rows first, so it prefetches them ahead.
+#define ACCUM_CHUNK(LOAD, VEC, FMA, STORE, SET1, LANES, G, W)                                              \
+    do {                                                                                                 \
+        const int first = a0 == 0 && i0 == 0;                                                            \
+        VEC acc[G][W];                                                                                   \
+        for (int a = 0; a < G; a++)                                                                      \
+            for (int c = 0; c < W; c++) acc[a][c] = LOAD##_out(out + (a0 + a) * hd + i0 + c * LANES);    \
+        for (int64_t j = 0; j < n_kv; j++) {                                                             \
+            const int64_t row = j * kv_stride + i0;                                                      \
+            if (first && j + KV_PREFETCH_ROWS < n_kv)                                                    \
+                prefetch_head((const char *)v + (j + KV_PREFETCH_ROWS) * row_bytes, head_bytes);         \
+            VEC vv[W];                                                                                   \
+            for (int c = 0; c < W; c++) vv[c] = LOAD(v, kv_type, row + c * LANES);                       \
+            for (int a = 0; a < G; a++) {                                                                \
+                const float w = p[(a0 + a) * ld + j];                                                    \
+                if (w == 0.0f) continue;                                                                 \
+                const VEC vw = SET1(w);                                                                  \
+                for (int c = 0; c < W; c++) acc[a][c] = FMA(vw, vv[c], acc[a][c]);                       \
+            }                                                                                            \
+        }                                                                                                \
+        for (int a = 0; a < G; a++)                                                                      \
+            for (int c = 0; c < W; c++) STORE(out + (a0 + a) * hd + i0 + c * LANES, acc[a][c]);          \
+    } while (0)
+
+static LOOM_AVX2 inline __m256 load8_out(const float *p) { return _mm256_loadu_ps(p); }
+
+#define AVX2_CHUNK(G, W) \
+    ACCUM_CHUNK(load8, __m256, _mm256_fmadd_ps, _mm256_storeu_ps, _mm256_set1_ps, 8, G, W)
+
+static LOOM_AVX2 inline void accum_avx2_typed(float *out, int64_t ng, const void *v, const int kv_type,
+                                              int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
+    const int64_t hd8 = hd & ~(int64_t)7;
+    const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride, head_bytes = kv_elem_bytes(kv_type) * hd;
+    for (int64_t j = 0; j < KV_PREFETCH_ROWS && j < n_kv; j++)
+        prefetch_head((const char *)v + j * row_bytes, head_bytes);
+    // Heads in groups of up to 3 and the head dimension in chunks of 4 vectors: at most 12
+    // accumulators, 4 loaded values and a weight, within the 16 registers.
+    for (int64_t a0 = 0; a0 < ng; a0 += 3) {
+        const int64_t g = ng - a0 < 3 ? ng - a0 : 3;
+        for (int64_t i0 = 0; i0 < hd8;) {
+            if (hd8 - i0 >= 32) {
+                switch (g) {
+                case 1: AVX2_CHUNK(1, 4); break;
+                case 2: AVX2_CHUNK(2, 4); break;
+                default: AVX2_CHUNK(3, 4); break;
+                }
+                i0 += 32;
+            } else {
+                switch (g) {
+                case 1: AVX2_CHUNK(1, 1); break;
+                case 2: AVX2_CHUNK(2, 1); break;
+                default: AVX2_CHUNK(3, 1); break;
+                }
+                i0 += 8;
+            }
         }
     }
+    if (hd8 < hd) {
+        for (int64_t j = 0; j < n_kv; j++) {
+            for (int64_t a = 0; a < ng; a++) {
+                float w = p[a * ld + j];
+                if (w == 0.0f) continue;
+                float *oa = out + a * hd;
+                for (int64_t i = hd8; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
+            }
+        }
+    }
+}
+
+static LOOM_AVX2 void scores_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                                  int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
+    if (kv_type == KV_F16) scores_avx2_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld);
+    else scores_avx2_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld);
+}
+
+static LOOM_AVX2 void accum_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
+                                 int64_t n_kv, const float *p, int64_t ld) {
+    if (kv_type == KV_F16) accum_avx2_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld);
+    else accum_avx2_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld);
 }
 
 static LOOM_AVX2 inline __m256 load8_q8(const int8_t *qs) {
@@ -197,40 +300,111 @@ static LOOM_AVX512 inline __m512 load16(const void *base, int kv_type, int64_t i
     return _mm512_loadu_ps((const float *)base + i);
 }
 
-static LOOM_AVX512 void scores_avx512(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                      int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
-    int64_t hd16 = hd & ~(int64_t)15;
-    for (int64_t j = 0; j < n_kv; j++) {
-        int64_t row = j * kv_stride;
-        if (j + KV_PREFETCH_ROWS < n_kv) prefetch_row(k, kv_type, row + KV_PREFETCH_ROWS * kv_stride, hd);
+/// Lane sums of four vectors by halving, the tree of _mm512_reduce_add_ps: element r of the
+/// result is the sum of v[r]'s lanes.
+static LOOM_AVX512 inline __m128 hsum4_512(__m512 v0, __m512 v1, __m512 v2, __m512 v3) {
+    // Level 1, lane i + lane i+8: [v0.lo + v0.hi | v1.lo + v1.hi] (256-bit halves).
+    __m512 a = _mm512_add_ps(_mm512_shuffle_f32x4(v0, v1, 0x44), _mm512_shuffle_f32x4(v0, v1, 0xEE));
+    __m512 b = _mm512_add_ps(_mm512_shuffle_f32x4(v2, v3, 0x44), _mm512_shuffle_f32x4(v2, v3, 0xEE));
+    // Level 2, i + i+4: 128-bit quarters 0 + 1 of each source: [v0 | v1 | v2 | v3], 4 lanes each.
+    __m512 c = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
+    // Levels 3 and 4 inside each quarter: i + i+2, then i + i+1.
+    c = _mm512_add_ps(c, _mm512_shuffle_ps(c, c, _MM_SHUFFLE(1, 0, 3, 2)));
+    c = _mm512_add_ps(c, _mm512_shuffle_ps(c, c, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), c));
+}
+
+static LOOM_AVX512 inline void scores_avx512_typed(const float *q, int64_t ng, const void *k, const int kv_type,
+                                                   int64_t kv_stride, int64_t hd, int64_t n_kv, float scale,
+                                                   float *scores, int64_t ld) {
+    const int64_t hd16 = hd & ~(int64_t)15, row_bytes = kv_elem_bytes(kv_type) * kv_stride,
+                  head_bytes = kv_elem_bytes(kv_type) * hd;
+    for (int64_t j0 = 0; j0 < n_kv; j0 += 4) {
+        const int64_t nr = n_kv - j0 < 4 ? n_kv - j0 : 4;
+        for (int64_t r = 0; r < nr; r++) {
+            if (j0 + r + KV_PREFETCH_ROWS < n_kv)
+                prefetch_head((const char *)k + (j0 + r + KV_PREFETCH_ROWS) * row_bytes, head_bytes);
+        }
         for (int64_t a = 0; a < ng; a++) {
             const float *qa = q + a * hd;
-            __m512 acc = _mm512_setzero_ps();
-            for (int64_t i = 0; i < hd16; i += 16)
-                acc = _mm512_fmadd_ps(_mm512_loadu_ps(qa + i), load16(k, kv_type, row + i), acc);
-            float s = _mm512_reduce_add_ps(acc);
-            for (int64_t i = hd16; i < hd; i++) s += qa[i] * kv_at(k, kv_type, row + i);
-            scores[a * ld + j] = s * scale;
+            __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+            for (int64_t i = 0; i < hd16; i += 16) {
+                const __m512 qv = _mm512_loadu_ps(qa + i);
+                for (int64_t r = 0; r < nr; r++) acc[r] = _mm512_fmadd_ps(qv, load16(k, kv_type, (j0 + r) * kv_stride + i), acc[r]);
+            }
+            float sums[4];
+            _mm_storeu_ps(sums, hsum4_512(acc[0], acc[1], acc[2], acc[3]));
+            for (int64_t r = 0; r < nr; r++) {
+                float s = sums[r];
+                for (int64_t i = hd16; i < hd; i++) s += qa[i] * kv_at(k, kv_type, (j0 + r) * kv_stride + i);
+                scores[a * ld + j0 + r] = s * scale;
+            }
         }
     }
 }
 
-static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                                     int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
-    int64_t hd16 = hd & ~(int64_t)15;
-    for (int64_t j = 0; j < n_kv; j++) {
-        int64_t row = j * kv_stride;
-        if (j + KV_PREFETCH_ROWS < n_kv) prefetch_row(v, kv_type, row + KV_PREFETCH_ROWS * kv_stride, hd);
-        for (int64_t a = 0; a < ng; a++) {
-            float w = p[a * ld + j];
-            if (w == 0.0f) continue;
-            float *oa = out + a * hd;
-            __m512 vw = _mm512_set1_ps(w);
-            for (int64_t i = 0; i < hd16; i += 16)
-                _mm512_storeu_ps(oa + i, _mm512_fmadd_ps(vw, load16(v, kv_type, row + i), _mm512_loadu_ps(oa + i)));
-            for (int64_t i = hd16; i < hd; i++) oa[i] += w * kv_at(v, kv_type, row + i);
+static LOOM_AVX512 inline __m512 load16_out(const float *p) { return _mm512_loadu_ps(p); }
+
+#define AVX512_CHUNK(G, W) \
+    ACCUM_CHUNK(load16, __m512, _mm512_fmadd_ps, _mm512_storeu_ps, _mm512_set1_ps, 16, G, W)
+
+static LOOM_AVX512 inline void accum_avx512_typed(float *out, int64_t ng, const void *v, const int kv_type,
+                                                  int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p,
+                                                  int64_t ld) {
+    const int64_t hd16 = hd & ~(int64_t)15;
+    const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride, head_bytes = kv_elem_bytes(kv_type) * hd;
+    for (int64_t j = 0; j < KV_PREFETCH_ROWS && j < n_kv; j++)
+        prefetch_head((const char *)v + j * row_bytes, head_bytes);
+    // Heads in groups of up to 6 and the head dimension in chunks of 4 vectors: at most 24
+    // accumulators, 4 loaded values and a weight, within the 32 registers.
+    for (int64_t a0 = 0; a0 < ng; a0 += 6) {
+        const int64_t g = ng - a0 < 6 ? ng - a0 : 6;
+        for (int64_t i0 = 0; i0 < hd16;) {
+            if (hd16 - i0 >= 64) {
+                switch (g) {
+                case 1: AVX512_CHUNK(1, 4); break;
+                case 2: AVX512_CHUNK(2, 4); break;
+                case 3: AVX512_CHUNK(3, 4); break;
+                case 4: AVX512_CHUNK(4, 4); break;
+                case 5: AVX512_CHUNK(5, 4); break;
+                default: AVX512_CHUNK(6, 4); break;
+                }
+                i0 += 64;
+            } else {
+                switch (g) {
+                case 1: AVX512_CHUNK(1, 1); break;
+                case 2: AVX512_CHUNK(2, 1); break;
+                case 3: AVX512_CHUNK(3, 1); break;
+                case 4: AVX512_CHUNK(4, 1); break;
+                case 5: AVX512_CHUNK(5, 1); break;
+                default: AVX512_CHUNK(6, 1); break;
+                }
+                i0 += 16;
+            }
         }
     }
+    if (hd16 < hd) {
+        for (int64_t j = 0; j < n_kv; j++) {
+            for (int64_t a = 0; a < ng; a++) {
+                float w = p[a * ld + j];
+                if (w == 0.0f) continue;
+                float *oa = out + a * hd;
+                for (int64_t i = hd16; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
+            }
+        }
+    }
+}
+
+static LOOM_AVX512 void scores_avx512(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
+                                      int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
+    if (kv_type == KV_F16) scores_avx512_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld);
+    else scores_avx512_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld);
+}
+
+static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
+                                     int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
+    if (kv_type == KV_F16) accum_avx512_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld);
+    else accum_avx512_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld);
 }
 #endif
 
