@@ -134,6 +134,114 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
     for (int k = 0; k < NB; k++) _mm256_storeu_ps(out[k], f[k]);
 }
 
+#ifdef X8_WIDE
+// 512-bit steps for two or more activation rows (tiers that define X8_WIDE). A 256-bit step
+// multiplies one column pair of eight rows, its activation pair broadcast to every lane; here
+// one 512-bit vector holds two pairs of the eight rows, lanes 2i and 2i+1 one row's pairs p and
+// p+1, so one 64-bit broadcast of the activation's pairs p, p+1 serves both and each weight
+// vector widened once per chunk feeds every activation row with half the instructions. The
+// int32 lane sums are exact, so adding a row's two lanes at the end of the chunk gives the
+// integer the 256-bit step gives, and the float epilogue is the same: bits are unchanged.
+
+// Fully unrolled loops over activation rows keep each row's accumulators in registers; left
+// to itself the compiler keeps the row loop and spills them.
+#if defined(__clang__)
+#define X8_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define X8_UNROLL
+#endif
+
+/// acc + the pairwise int16 products of w and a, as one vpdpwssd. Written as an instruction
+/// because the compiler, free to reassociate integer adds, otherwise splits the chains into
+/// vpmaddwd and vpaddd pairs: twice the instructions on the step's critical resource.
+X8_INLINE __m512i x8_dot512(__m512i acc, __m512i w, __m512i a) {
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(w), "v"(a));
+    return acc;
+}
+
+/// Pair vectors va (pair p) and vb (pair p+1) of the eight rows as one vector: lanes (2i, 2i+1)
+/// hold rows 0, 1, 4, 5, 2, 3, 6, 7 (the order of the 128-bit unpacks).
+X8_INLINE __m512i x8_wide_pairs(__m256i va, __m256i vb) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi32(va, vb)), _mm256_unpackhi_epi32(va, vb), 1);
+}
+
+/// Row sums of two wide accumulators in one vector: rows 0…7 of `lo`, then rows 0…7 of `hi`
+/// (each row's lanes 2i + 2i+1, gathered in row order).
+X8_INLINE __m512i x8_wide_rows2(__m512i lo, __m512i hi) {
+    // Lane pair i of a wide vector holds row (0, 1, 4, 5, 2, 3, 6, 7)[i].
+    const __m512i even = _mm512_setr_epi32(0, 2, 8, 10, 4, 6, 12, 14, 16, 18, 24, 26, 20, 22, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 9, 11, 5, 7, 13, 15, 17, 19, 25, 27, 21, 23, 29, 31);
+    return _mm512_add_epi32(_mm512_permutex2var_epi32(lo, even, hi), _mm512_permutex2var_epi32(lo, odd, hi));
+}
+
+/// Eight lanes of x, then eight lanes of y.
+X8_INLINE __m512 x8_halves(__m256 x, __m256 y) {
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(x)), _mm256_castps_pd(y), 1));
+}
+
+/// x8_group for NB >= 2 activation rows with 512-bit steps: the same out[k][lane] bit for bit.
+/// Rows go in pairs (k, k+1) whose float accumulators share a vector, so the row sums, the
+/// conversion and the scale FMAs serve two rows per instruction.
+X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, int64_t nchunks, const loom_a16 *a,
+                             float out[X8_ROWS][8], int prefetch) {
+    const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
+    __m512 f[(X8_ROWS + 1) / 2];
+    for (int k = 0; k < NB; k += 2) f[k / 2] = _mm512_setzero_ps();
+    x8_k_state kstate;
+    for (int64_t c = 0; c < nchunks; c++) {
+        const uint8_t *qs = x8_chunk_qs(T, group, c);
+        if (prefetch)
+            for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch((const char *)qs + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
+        __m256 s, b;
+        x8_chunk_scales(T, group, c, &kstate, &s, &b);
+        const __m512 s2 = x8_halves(s, s), b2 = x8_halves(b, b);
+        const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
+        // The chunk's weights widened once (eight vectors), then the activation rows pair by pair.
+        __m512i wv[8];
+        for (int s4 = 0; s4 < 4; s4++) {
+            __m256i v[4];
+            x8_decode(T, qs, qh, s4, v);
+            wv[2 * s4] = x8_wide_pairs(v[0], v[1]);
+            wv[2 * s4 + 1] = x8_wide_pairs(v[2], v[3]);
+        }
+        X8_UNROLL
+        for (int k = 0; k < NB; k += 2) {
+            const int pair = k + 1 < NB;
+            __m512i acc[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+            X8_UNROLL
+            for (int h = 0; h <= pair; h++) {
+                const int16_t *q = a[k + h].q + 32 * c;
+                // Even and odd steps in two accumulators, so the dependency chains are short.
+                __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
+                for (int s4 = 0; s4 < 4; s4++) {
+                    int64_t p01, p23;
+                    memcpy(&p01, q + 8 * s4, sizeof p01);
+                    memcpy(&p23, q + 8 * s4 + 4, sizeof p23);
+                    even = x8_dot512(even, wv[2 * s4], _mm512_set1_epi64(p01));
+                    odd = x8_dot512(odd, wv[2 * s4 + 1], _mm512_set1_epi64(p23));
+                }
+                acc[h] = _mm512_add_epi32(even, odd);
+            }
+            const __m512 sums = _mm512_cvtepi32_ps(x8_wide_rows2(acc[0], acc[1]));
+            const float d1 = pair ? a[k + 1].d[c] : 0.0f;
+            const __m512 d = x8_halves(_mm256_set1_ps(a[k].d[c]), _mm256_set1_ps(d1));
+            f[k / 2] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s2, d), f[k / 2]);
+            if (x8_has_min(T)) {
+                const float m1 = pair ? a[k + 1].sum32[c] : 0.0f;
+                f[k / 2] = _mm512_fmadd_ps(b2, x8_halves(_mm256_set1_ps(a[k].sum32[c]), _mm256_set1_ps(m1)), f[k / 2]);
+            }
+        }
+    }
+    for (int k = 0; k < NB; k++) {
+        const __m512 v = f[k / 2];
+        _mm256_storeu_ps(out[k], k % 2 ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)) : _mm512_castps512_ps256(v));
+    }
+}
+#define x8_group_rows(T, NB, group, nchunks, a, out, prefetch) x8_group_wide(T, NB, group, nchunks, a, out, prefetch)
+#else
+#define x8_group_rows(T, NB, group, nchunks, a, out, prefetch) x8_group(T, NB, group, nchunks, a, out, prefetch)
+#endif
+
 /// The 8×8 transpose of 32-bit lanes.
 X8_INLINE void x8_transpose8(__m256i r[8]) {
     __m256 f[8];
@@ -202,14 +310,14 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
                 // Each row count gets a call with every argument that shapes the loop a constant.
                 switch (n) {
 #if X8_ROWS > 4
-                case 8: x8_group(T, 8, bp, nchunks, ak, out, k0 == 0); break;
-                case 7: x8_group(T, 7, bp, nchunks, ak, out, k0 == 0); break;
-                case 6: x8_group(T, 6, bp, nchunks, ak, out, k0 == 0); break;
-                case 5: x8_group(T, 5, bp, nchunks, ak, out, k0 == 0); break;
+                case 8: x8_group_rows(T, 8, bp, nchunks, ak, out, k0 == 0); break;
+                case 7: x8_group_rows(T, 7, bp, nchunks, ak, out, k0 == 0); break;
+                case 6: x8_group_rows(T, 6, bp, nchunks, ak, out, k0 == 0); break;
+                case 5: x8_group_rows(T, 5, bp, nchunks, ak, out, k0 == 0); break;
 #endif
-                case 4: x8_group(T, 4, bp, nchunks, ak, out, k0 == 0); break;
-                case 3: x8_group(T, 3, bp, nchunks, ak, out, k0 == 0); break;
-                case 2: x8_group(T, 2, bp, nchunks, ak, out, k0 == 0); break;
+                case 4: x8_group_rows(T, 4, bp, nchunks, ak, out, k0 == 0); break;
+                case 3: x8_group_rows(T, 3, bp, nchunks, ak, out, k0 == 0); break;
+                case 2: x8_group_rows(T, 2, bp, nchunks, ak, out, k0 == 0); break;
                 default: x8_group(T, 1, bp, nchunks, ak, out, k0 == 0); break;
                 }
                 for (int k = 0; k < n; k++) x8_store(out[k], y + (b0 + k0 + k) * ldy, g, r0, r1, accumulate);

@@ -77,6 +77,30 @@ import Testing
 
     /// The property batching and speculation rest on: a row's result is the same bits whatever
     /// rows share its batch, and every tier computes the scalar reference's bits.
+    /// Every batch size a pass over a group can take (1–8 rows, then 8 plus 1–8: the AVX-512
+    /// tier serves two or more rows with 512-bit steps, in pairs, and one row with 256-bit
+    /// steps) gives each row the bits it gets alone from the scalar reference.
+    @Test(arguments: formats)
+    func everyBatchSizeGivesEachRowItsAloneBits(_ c: QuantCase) {
+        let rows = 16, cols = Self.columns(c, 96), maxBatch = 16
+        let m = Self.matrix(c, rows: rows, cols: cols, seed: 31)
+        let x = Self.activations(maxBatch * cols, seed: 32)
+        let q = Self.quantized(x, cols: cols, batch: maxBatch, tier: LOOM_ISA_SCALAR)
+        var alone: [Float] = []
+        for b in 0..<maxBatch {
+            alone += Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols,
+                                  xq: Array(q.bytes[b * q.stride..<(b + 1) * q.stride]), stride: q.stride, batch: 1,
+                                  tier: LOOM_ISA_SCALAR)
+        }
+        for tier in availableTiers {
+            for batch in 1...maxBatch {
+                let y = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
+                                     stride: q.stride, batch: batch, tier: tier)
+                #expect(y == Array(alone[0..<batch * rows]), "\(tier): batch of \(batch)")
+            }
+        }
+    }
+
     @Test(arguments: formats)
     func productsAreBitIdenticalAcrossBatchesAndTiers(_ c: QuantCase) {
         let rows = 40, cols = Self.columns(c, 544), batch = 11
