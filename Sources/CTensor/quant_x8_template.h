@@ -159,24 +159,55 @@ X8_INLINE __m512i x8_dot512(__m512i acc, __m512i w, __m512i a) {
     return acc;
 }
 
-/// Pair vectors va (pair p) and vb (pair p+1) of the eight rows as one vector: lanes (2i, 2i+1)
-/// hold rows 0, 1, 4, 5, 2, 3, 6, 7 (the order of the 128-bit unpacks).
-X8_INLINE __m512i x8_wide_pairs(__m256i va, __m256i vb) {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi32(va, vb)), _mm256_unpackhi_epi32(va, vb), 1);
+/// Step s4's four column pairs of the eight rows as two wide vectors: w01 holds pairs 0 and 1
+/// (lanes 2r and 2r+1: row r's pair 0, then its pair 1), w23 pairs 2 and 3. The values are
+/// x8_decode's; 4- and 8-bit formats are widened straight into 512-bit lanes and put in row
+/// order with one permute per vector, 5-bit ones go through x8_decode.
+X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh, int s4, __m512i *w01, __m512i *w23) {
+    if (x8_bits(T) == 8) {
+        // 32 bytes hold pairs 0 and 1 of the eight rows: dword lane r is row r's pair 0, lane 8 + r its pair 1.
+        const __m512i order = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+        *w01 = _mm512_permutexvar_epi32(order, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(qs + 64 * s4))));
+        *w23 = _mm512_permutexvar_epi32(order, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(qs + 64 * s4 + 32))));
+    } else if (x8_bits(T) == 4) {
+        // Low nibbles hold pairs 0 and 1, high nibbles pairs 2 and 3; widened, row r's pair 0 sits
+        // in dword lane r (r < 4) or r + 4, its pair 1 four lanes later (x8_decode's unpacks).
+        const __m512i order = _mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+        const __m256i low4 = _mm256_set1_epi8(0x0F);
+        const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s4));
+        *w01 = _mm512_permutexvar_epi32(order, _mm512_cvtepu8_epi16(_mm256_and_si256(raw, low4)));
+        *w23 = _mm512_permutexvar_epi32(order, _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(raw, 4), low4)));
+    } else {
+        __m256i v[4];
+        x8_decode(T, qs, qh, s4, v);
+        const __m512i order = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        *w01 = _mm512_permutex2var_epi32(_mm512_castsi256_si512(v[0]), order, _mm512_castsi256_si512(v[1]));
+        *w23 = _mm512_permutex2var_epi32(_mm512_castsi256_si512(v[2]), order, _mm512_castsi256_si512(v[3]));
+        return;  // x8_decode applied the offset
+    }
+    if (x8_offset(T)) {
+        const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
+        *w01 = _mm512_sub_epi16(*w01, offset);
+        *w23 = _mm512_sub_epi16(*w23, offset);
+    }
 }
 
 /// Row sums of two wide accumulators in one vector: rows 0…7 of `lo`, then rows 0…7 of `hi`
-/// (each row's lanes 2i + 2i+1, gathered in row order).
+/// (each row's lanes 2r + 2r+1).
 X8_INLINE __m512i x8_wide_rows2(__m512i lo, __m512i hi) {
-    // Lane pair i of a wide vector holds row (0, 1, 4, 5, 2, 3, 6, 7)[i].
-    const __m512i even = _mm512_setr_epi32(0, 2, 8, 10, 4, 6, 12, 14, 16, 18, 24, 26, 20, 22, 28, 30);
-    const __m512i odd = _mm512_setr_epi32(1, 3, 9, 11, 5, 7, 13, 15, 17, 19, 25, 27, 21, 23, 29, 31);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     return _mm512_add_epi32(_mm512_permutex2var_epi32(lo, even, hi), _mm512_permutex2var_epi32(lo, odd, hi));
 }
 
 /// Eight lanes of x, then eight lanes of y.
 X8_INLINE __m512 x8_halves(__m256 x, __m256 y) {
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(x)), _mm256_castps_pd(y), 1));
+}
+
+/// x in the low eight lanes, y in the high eight: two broadcasts, the second merged.
+X8_INLINE __m512 x8_pair_of(float x, float y) {
+    return _mm512_mask_broadcastss_ps(_mm512_set1_ps(x), (__mmask16)0xFF00, _mm_set_ss(y));
 }
 
 /// x8_group for NB >= 2 activation rows with 512-bit steps: the same out[k][lane] bit for bit.
@@ -198,12 +229,7 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
         const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
         // The chunk's weights widened once (eight vectors), then the activation rows pair by pair.
         __m512i wv[8];
-        for (int s4 = 0; s4 < 4; s4++) {
-            __m256i v[4];
-            x8_decode(T, qs, qh, s4, v);
-            wv[2 * s4] = x8_wide_pairs(v[0], v[1]);
-            wv[2 * s4 + 1] = x8_wide_pairs(v[2], v[3]);
-        }
+        for (int s4 = 0; s4 < 4; s4++) x8_decode_wide(T, qs, qh, s4, &wv[2 * s4], &wv[2 * s4 + 1]);
         X8_UNROLL
         for (int k = 0; k < NB; k += 2) {
             const int pair = k + 1 < NB;
@@ -224,11 +250,11 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
             }
             const __m512 sums = _mm512_cvtepi32_ps(x8_wide_rows2(acc[0], acc[1]));
             const float d1 = pair ? a[k + 1].d[c] : 0.0f;
-            const __m512 d = x8_halves(_mm256_set1_ps(a[k].d[c]), _mm256_set1_ps(d1));
+            const __m512 d = x8_pair_of(a[k].d[c], d1);
             f[k / 2] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s2, d), f[k / 2]);
             if (x8_has_min(T)) {
                 const float m1 = pair ? a[k + 1].sum32[c] : 0.0f;
-                f[k / 2] = _mm512_fmadd_ps(b2, x8_halves(_mm256_set1_ps(a[k].sum32[c]), _mm256_set1_ps(m1)), f[k / 2]);
+                f[k / 2] = _mm512_fmadd_ps(b2, x8_pair_of(a[k].sum32[c], m1), f[k / 2]);
             }
         }
     }
