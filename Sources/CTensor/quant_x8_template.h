@@ -135,7 +135,7 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
 }
 
 #ifdef X8_WIDE
-// 512-bit steps for two or more activation rows (tiers that define X8_WIDE). A 256-bit step
+// 512-bit steps (tiers that define X8_WIDE). A 256-bit step
 // multiplies one column pair of eight rows, its activation pair broadcast to every lane; here
 // one 512-bit vector holds two pairs of the eight rows, lanes 2i and 2i+1 one row's pairs p and
 // p+1, so one 64-bit broadcast of the activation's pairs p, p+1 serves both and each weight
@@ -210,7 +210,7 @@ X8_INLINE __m512 x8_pair_of(float x, float y) {
     return _mm512_mask_broadcastss_ps(_mm512_set1_ps(x), (__mmask16)0xFF00, _mm_set_ss(y));
 }
 
-/// x8_group for NB >= 2 activation rows with 512-bit steps: the same out[k][lane] bit for bit.
+/// x8_group with 512-bit steps: the same out[k][lane] bit for bit.
 /// Rows go in pairs (k, k+1) whose float accumulators share a vector, so the row sums, the
 /// conversion and the scale FMAs serve two rows per instruction.
 X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, int64_t nchunks, const loom_a16 *a,
@@ -344,7 +344,7 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
                 case 4: x8_group_rows(T, 4, bp, nchunks, ak, out, k0 == 0); break;
                 case 3: x8_group_rows(T, 3, bp, nchunks, ak, out, k0 == 0); break;
                 case 2: x8_group_rows(T, 2, bp, nchunks, ak, out, k0 == 0); break;
-                default: x8_group(T, 1, bp, nchunks, ak, out, k0 == 0); break;
+                default: x8_group_rows(T, 1, bp, nchunks, ak, out, k0 == 0); break;
                 }
                 for (int k = 0; k < n; k++) x8_store(out[k], y + (b0 + k0 + k) * ldy, g, r0, r1, accumulate);
             }
