@@ -17,7 +17,10 @@ enum BenchCommand: LoomCommand {
           --rows N[,N…]      instead: a continuous-batching decode step's fused products over the
                              model's matrices (-m, default models/default.gguf) for each number
                              of activation rows, on 1 and 2 threads: ms per step and per matrix,
-                             and each count's time relative to the first
+                             and each count's time relative to the first; --json: {"model", "isa",
+                             "matrices_per_step", "batched": [{"rows", "threads", "ms_per_step",
+                             "ms_per_matrix", "ratio_to_R_rows"}], "batch_step_ms": {"R": ms…}
+                             (2 threads, the decode default)}
 
         """
 

@@ -121,6 +121,8 @@ enum BenchKernelsBatch {
                         ("ratio_to_\(rows[0])_rows", num(baseline(r))),
                     ]))
                 })),
+                // The step at the decode default of 2 threads, keyed by row count.
+                ("batch_step_ms", .object(JSONObject(results.filter { $0.threads == 2 }.map { ("\($0.rows)", num($0.stepMs)) }))),
             ]))
             StandardOutput.write(doc.serialized() + "\n")
             return
