@@ -22,17 +22,18 @@ enum { KV_F32 = LOOM_TYPE_F32, KV_F16 = LOOM_TYPE_F16, KV_Q8_0 = LOOM_TYPE_Q8_0 
 // Scores for `ng` query heads against K rows [0, n_kv) of one KV head.
 // Head a's scores go to scores[a * ld + j], so a paged cache can fill one row block by block.
 typedef void (*scores_fn)(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                          int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld);
+                          int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes);
 // out[a] += Σ_j p[a * ld + j] * V_j for `ng` heads.
 typedef void (*accum_fn)(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                         int64_t hd, int64_t n_kv, const float *p, int64_t ld);
+                         int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes);
 
 static inline float kv_at(const void *base, int kv_type, int64_t i) {
     return kv_type == KV_F16 ? loom_fp16_to_fp32(((const loom_fp16 *)base)[i]) : ((const float *)base)[i];
 }
 
 static void scores_scalar(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                          int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
+                          int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
+    (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     for (int64_t j = 0; j < n_kv; j++) {
         for (int64_t a = 0; a < ng; a++) {
             const float *qa = q + a * hd;
@@ -44,7 +45,8 @@ static void scores_scalar(const float *q, int64_t ng, const void *k, int kv_type
 }
 
 static void accum_scalar(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                         int64_t n_kv, const float *p, int64_t ld) {
+                         int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+    (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     for (int64_t j = 0; j < n_kv; j++) {
         for (int64_t a = 0; a < ng; a++) {
             float w = p[a * ld + j];
@@ -57,7 +59,8 @@ static void accum_scalar(float *out, int64_t ng, const void *v, int kv_type, int
 
 // Q8_0: kv_stride / 32 blocks per row; k and v point at the head's first block.
 static void scores_q8_0_scalar(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                               int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
+                               int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
+    (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     (void)kv_type;
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
     for (int64_t j = 0; j < n_kv; j++) {
@@ -76,7 +79,8 @@ static void scores_q8_0_scalar(const float *q, int64_t ng, const void *k, int kv
 }
 
 static void accum_q8_0_scalar(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                              int64_t n_kv, const float *p, int64_t ld) {
+                              int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+    (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     (void)kv_type;
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
     for (int64_t j = 0; j < n_kv; j++) {
@@ -110,9 +114,9 @@ static void accum_q8_0_scalar(float *out, int64_t ng, const void *v, int kv_type
 /// Bytes of one F32 or F16 element.
 static inline int64_t kv_elem_bytes(int kv_type) { return kv_type == KV_F16 ? 2 : 4; }
 
-/// Brings one head's slice of a cached row (head_bytes at p) towards L1.
-static inline void prefetch_head(const char *p, int64_t head_bytes) {
-    for (int64_t off = 0; off < head_bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
+/// Brings `bytes` of a cached row from p (a head's slice, or the rest of the row) towards L1.
+static inline void prefetch_head(const char *p, int64_t bytes) {
+    for (int64_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
 }
 
 static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {
@@ -137,14 +141,13 @@ static LOOM_AVX2 inline __m128 hsum4_256(__m256 v0, __m256 v1, __m256 v2, __m256
 
 static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const void *k, const int kv_type,
                                                int64_t kv_stride, int64_t hd, int64_t n_kv, float scale,
-                                               float *scores, int64_t ld) {
-    const int64_t hd8 = hd & ~(int64_t)7, row_bytes = kv_elem_bytes(kv_type) * kv_stride,
-                  head_bytes = kv_elem_bytes(kv_type) * hd;
+                                               float *scores, int64_t ld, int64_t pf_bytes) {
+    const int64_t hd8 = hd & ~(int64_t)7, row_bytes = kv_elem_bytes(kv_type) * kv_stride;
     for (int64_t j0 = 0; j0 < n_kv; j0 += 4) {
         const int64_t nr = n_kv - j0 < 4 ? n_kv - j0 : 4;
         for (int64_t r = 0; r < nr; r++) {
             if (j0 + r + KV_PREFETCH_ROWS < n_kv)
-                prefetch_head((const char *)k + (j0 + r + KV_PREFETCH_ROWS) * row_bytes, head_bytes);
+                prefetch_head((const char *)k + (j0 + r + KV_PREFETCH_ROWS) * row_bytes, pf_bytes);
         }
         for (int64_t a = 0; a < ng; a++) {
             const float *qa = q + a * hd;
@@ -176,7 +179,7 @@ static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const
         for (int64_t j = 0; j < n_kv; j++) {                                                             \
             const int64_t row = j * kv_stride + i0;                                                      \
             if (first && j + KV_PREFETCH_ROWS < n_kv)                                                    \
-                prefetch_head((const char *)v + (j + KV_PREFETCH_ROWS) * row_bytes, head_bytes);         \
+                prefetch_head((const char *)v + (j + KV_PREFETCH_ROWS) * row_bytes, pf_bytes);         \
             VEC vv[W];                                                                                   \
             for (int c = 0; c < W; c++) vv[c] = LOAD(v, kv_type, row + c * LANES);                       \
             for (int a = 0; a < G; a++) {                                                                \
@@ -196,11 +199,11 @@ static LOOM_AVX2 inline __m256 load8_out(const float *p) { return _mm256_loadu_p
     ACCUM_CHUNK(load8, __m256, _mm256_fmadd_ps, _mm256_storeu_ps, _mm256_set1_ps, 8, G, W)
 
 static LOOM_AVX2 inline void accum_avx2_typed(float *out, int64_t ng, const void *v, const int kv_type,
-                                              int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
+                                              int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
     const int64_t hd8 = hd & ~(int64_t)7;
-    const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride, head_bytes = kv_elem_bytes(kv_type) * hd;
+    const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride;
     for (int64_t j = 0; j < KV_PREFETCH_ROWS && j < n_kv; j++)
-        prefetch_head((const char *)v + j * row_bytes, head_bytes);
+        prefetch_head((const char *)v + j * row_bytes, pf_bytes);
     // Heads in groups of up to 3 and the head dimension in chunks of 4 vectors: at most 12
     // accumulators, 4 loaded values and a weight, within the 16 registers.
     for (int64_t a0 = 0; a0 < ng; a0 += 3) {
@@ -236,15 +239,15 @@ static LOOM_AVX2 inline void accum_avx2_typed(float *out, int64_t ng, const void
 }
 
 static LOOM_AVX2 void scores_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                  int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
-    if (kv_type == KV_F16) scores_avx2_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld);
-    else scores_avx2_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld);
+                                  int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
+    if (kv_type == KV_F16) scores_avx2_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
+    else scores_avx2_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
 }
 
 static LOOM_AVX2 void accum_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                                 int64_t n_kv, const float *p, int64_t ld) {
-    if (kv_type == KV_F16) accum_avx2_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld);
-    else accum_avx2_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld);
+                                 int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+    if (kv_type == KV_F16) accum_avx2_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld, pf_bytes);
+    else accum_avx2_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld, pf_bytes);
 }
 
 static LOOM_AVX2 inline __m256 load8_q8(const int8_t *qs) {
@@ -252,7 +255,8 @@ static LOOM_AVX2 inline __m256 load8_q8(const int8_t *qs) {
 }
 
 static LOOM_AVX2 void scores_q8_0_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                       int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
+                                       int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
+    (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     (void)kv_type;
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
     for (int64_t j = 0; j < n_kv; j++) {
@@ -275,7 +279,8 @@ static LOOM_AVX2 void scores_q8_0_avx2(const float *q, int64_t ng, const void *k
 }
 
 static LOOM_AVX2 void accum_q8_0_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                                      int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
+                                      int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+    (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     (void)kv_type;
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
     for (int64_t j = 0; j < n_kv; j++) {
@@ -316,14 +321,13 @@ static LOOM_AVX512 inline __m128 hsum4_512(__m512 v0, __m512 v1, __m512 v2, __m5
 
 static LOOM_AVX512 inline void scores_avx512_typed(const float *q, int64_t ng, const void *k, const int kv_type,
                                                    int64_t kv_stride, int64_t hd, int64_t n_kv, float scale,
-                                                   float *scores, int64_t ld) {
-    const int64_t hd16 = hd & ~(int64_t)15, row_bytes = kv_elem_bytes(kv_type) * kv_stride,
-                  head_bytes = kv_elem_bytes(kv_type) * hd;
+                                                   float *scores, int64_t ld, int64_t pf_bytes) {
+    const int64_t hd16 = hd & ~(int64_t)15, row_bytes = kv_elem_bytes(kv_type) * kv_stride;
     for (int64_t j0 = 0; j0 < n_kv; j0 += 4) {
         const int64_t nr = n_kv - j0 < 4 ? n_kv - j0 : 4;
         for (int64_t r = 0; r < nr; r++) {
             if (j0 + r + KV_PREFETCH_ROWS < n_kv)
-                prefetch_head((const char *)k + (j0 + r + KV_PREFETCH_ROWS) * row_bytes, head_bytes);
+                prefetch_head((const char *)k + (j0 + r + KV_PREFETCH_ROWS) * row_bytes, pf_bytes);
         }
         for (int64_t a = 0; a < ng; a++) {
             const float *qa = q + a * hd;
@@ -350,11 +354,11 @@ static LOOM_AVX512 inline __m512 load16_out(const float *p) { return _mm512_load
 
 static LOOM_AVX512 inline void accum_avx512_typed(float *out, int64_t ng, const void *v, const int kv_type,
                                                   int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p,
-                                                  int64_t ld) {
+                                                  int64_t ld, int64_t pf_bytes) {
     const int64_t hd16 = hd & ~(int64_t)15;
-    const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride, head_bytes = kv_elem_bytes(kv_type) * hd;
+    const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride;
     for (int64_t j = 0; j < KV_PREFETCH_ROWS && j < n_kv; j++)
-        prefetch_head((const char *)v + j * row_bytes, head_bytes);
+        prefetch_head((const char *)v + j * row_bytes, pf_bytes);
     // Heads in groups of up to 6 and the head dimension in chunks of 4 vectors: at most 24
     // accumulators, 4 loaded values and a weight, within the 32 registers.
     for (int64_t a0 = 0; a0 < ng; a0 += 6) {
@@ -396,15 +400,15 @@ static LOOM_AVX512 inline void accum_avx512_typed(float *out, int64_t ng, const 
 }
 
 static LOOM_AVX512 void scores_avx512(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                      int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld) {
-    if (kv_type == KV_F16) scores_avx512_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld);
-    else scores_avx512_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld);
+                                      int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
+    if (kv_type == KV_F16) scores_avx512_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
+    else scores_avx512_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
 }
 
 static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                                     int64_t hd, int64_t n_kv, const float *p, int64_t ld) {
-    if (kv_type == KV_F16) accum_avx512_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld);
-    else accum_avx512_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld);
+                                     int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+    if (kv_type == KV_F16) accum_avx512_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld, pf_bytes);
+    else accum_avx512_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld, pf_bytes);
 }
 #endif
 
@@ -453,11 +457,15 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
         memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
         if (m > 0) {
             const size_t head = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
+            // The first group of the call prefetches the rest of each row, the slices of the
+            // groups after it too: one stream through whole rows rather than one pass per group
+            // over a third of each.
+            const int64_t pf = h == h_begin ? (int64_t)(row_bytes - head) : loom_kv_row_bytes(d->kv_type, hd);
             for (int64_t j0 = lo; j0 < n_kv;) {
                 int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
                 int64_t row0 = loom_attention_row(d, j0);
                 const void *k = (const char *)d->k + (size_t)row0 * row_bytes + head;
-                scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, scratch + (j0 - lo), m);
+                scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, scratch + (j0 - lo), m, pf);
                 j0 += cnt;
             }
             for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * m, m);
@@ -465,7 +473,7 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
                 int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
                 int64_t row0 = loom_attention_row(d, j0);
                 const void *v = (const char *)d->v + (size_t)row0 * row_bytes + head;
-                accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, cnt, scratch + (j0 - lo), m);
+                accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, cnt, scratch + (j0 - lo), m, pf);
                 j0 += cnt;
             }
         }
