@@ -24,10 +24,15 @@
 
 /// The 16 fifth bits of a vector as 16 int16 lanes of 0 or 16.
 X8_INLINE __m256i x8_fifth_bits(uint16_t bits) {
+#ifdef X8_WIDE
+    // AVX-512 tiers: the bits are a lane mask as they stand.
+    return _mm256_maskz_mov_epi16((__mmask16)bits, _mm256_set1_epi16(16));
+#else
     const __m256i lane = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
                                            (short)0x8000);
     __m256i set = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)bits), lane), lane);
     return _mm256_and_si256(set, _mm256_set1_epi16(16));
+#endif
 }
 
 /// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied.
@@ -325,6 +330,14 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     const int64_t nchunks = n_cols / 32;
     loom_a16 a[X8_BATCH];
     float out[X8_ROWS][8] __attribute__((aligned(32)));
+    // The loop prefetches X8_PREFETCH_AHEAD bytes ahead of the block it reads, so the first
+    // bytes of this share would arrive one miss at a time: ask for all of them at once.
+    {
+        const char *first = (const char *)w + (size_t)(r0 / 8) * 8 * row_bytes;
+        const size_t share = (size_t)((r1 + 7) / 8 - r0 / 8) * 8 * row_bytes;
+        const size_t ramp = share < X8_PREFETCH_AHEAD ? share : X8_PREFETCH_AHEAD;
+        for (size_t off = 0; off < ramp; off += 64) _mm_prefetch(first + off, _MM_HINT_T0);
+    }
     for (int64_t b0 = 0; b0 < nb; b0 += X8_BATCH) {
         const int nbatch = nb - b0 < X8_BATCH ? (int)(nb - b0) : X8_BATCH;
         for (int k = 0; k < nbatch; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(b0 + k) * xq_stride, n_cols);
