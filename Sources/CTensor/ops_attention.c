@@ -119,6 +119,34 @@ static inline void prefetch_head(const char *p, int64_t bytes) {
     for (int64_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
 }
 
+/// The scalar tail of an accumulation: head elements [from, hd) of `ng` heads, rows in order.
+static inline void accum_tail(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
+                              int64_t from, int64_t n_kv, const float *p, int64_t ld) {
+    if (from >= hd) return;
+    for (int64_t j = 0; j < n_kv; j++) {
+        for (int64_t a = 0; a < ng; a++) {
+            float w = p[a * ld + j];
+            if (w == 0.0f) continue;
+            float *oa = out + a * hd;
+            for (int64_t i = from; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
+        }
+    }
+}
+
+/// A tier's scores_fn and accum_fn: its typed kernels, with the element type a constant.
+#define KV_TYPED_KERNELS(tier, ATTR)                                                                            \
+    static ATTR void scores_##tier(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,  \
+                                   int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld,            \
+                                   int64_t pf_bytes) {                                                          \
+        if (kv_type == KV_F16) scores_##tier##_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes); \
+        else scores_##tier##_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);         \
+    }                                                                                                           \
+    static ATTR void accum_##tier(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,       \
+                                  int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {     \
+        if (kv_type == KV_F16) accum_##tier##_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld, pf_bytes); \
+        else accum_##tier##_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld, pf_bytes);                    \
+    }
+
 static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {
     if (kv_type == KV_F16) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const loom_fp16 *)base + i)));
     return _mm256_loadu_ps((const float *)base + i);
@@ -226,29 +254,10 @@ static LOOM_AVX2 inline void accum_avx2_typed(float *out, int64_t ng, const void
             }
         }
     }
-    if (hd8 < hd) {
-        for (int64_t j = 0; j < n_kv; j++) {
-            for (int64_t a = 0; a < ng; a++) {
-                float w = p[a * ld + j];
-                if (w == 0.0f) continue;
-                float *oa = out + a * hd;
-                for (int64_t i = hd8; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
-            }
-        }
-    }
+    accum_tail(out, ng, v, kv_type, kv_stride, hd, hd8, n_kv, p, ld);
 }
 
-static LOOM_AVX2 void scores_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                  int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
-    if (kv_type == KV_F16) scores_avx2_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
-    else scores_avx2_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
-}
-
-static LOOM_AVX2 void accum_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                                 int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
-    if (kv_type == KV_F16) accum_avx2_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld, pf_bytes);
-    else accum_avx2_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld, pf_bytes);
-}
+KV_TYPED_KERNELS(avx2, LOOM_AVX2)
 
 static LOOM_AVX2 inline __m256 load8_q8(const int8_t *qs) {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)qs)));
@@ -387,29 +396,10 @@ static LOOM_AVX512 inline void accum_avx512_typed(float *out, int64_t ng, const 
             }
         }
     }
-    if (hd16 < hd) {
-        for (int64_t j = 0; j < n_kv; j++) {
-            for (int64_t a = 0; a < ng; a++) {
-                float w = p[a * ld + j];
-                if (w == 0.0f) continue;
-                float *oa = out + a * hd;
-                for (int64_t i = hd16; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
-            }
-        }
-    }
+    accum_tail(out, ng, v, kv_type, kv_stride, hd, hd16, n_kv, p, ld);
 }
 
-static LOOM_AVX512 void scores_avx512(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
-                                      int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
-    if (kv_type == KV_F16) scores_avx512_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
-    else scores_avx512_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);
-}
-
-static LOOM_AVX512 void accum_avx512(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                                     int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
-    if (kv_type == KV_F16) accum_avx512_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld, pf_bytes);
-    else accum_avx512_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld, pf_bytes);
-}
+KV_TYPED_KERNELS(avx512, LOOM_AVX512)
 #endif
 
 size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv) {

@@ -101,20 +101,29 @@ X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_
     }
 }
 
+/// Chunk c of a group as both group loops start it: returns its values (and in *qh its fifth
+/// bits), prefetched X8_PREFETCH_AHEAD bytes ahead when asked, with its per-row scale and term.
+X8_INLINE const uint8_t *x8_chunk_begin(const int T, const uint8_t *group, int64_t c, int prefetch, x8_k_state *k,
+                                        __m256 *s, __m256 *b, const uint8_t **qh) {
+    const uint8_t *qs = x8_chunk_qs(T, group, c);
+    if (prefetch) {
+        const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
+        for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch((const char *)qs + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
+    }
+    x8_chunk_scales(T, group, c, k, s, b);
+    *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
+    return qs;
+}
+
 /// One group (eight weight rows) against NB activation rows: out[k][lane].
 X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t nchunks, const loom_a16 *a,
                         float out[X8_ROWS][8], int prefetch) {
-    const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
     __m256 f[X8_ROWS];
     for (int k = 0; k < NB; k++) f[k] = _mm256_setzero_ps();
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        const uint8_t *qs = x8_chunk_qs(T, group, c);
-        if (prefetch)
-            for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch((const char *)qs + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
         __m256 s, b;
-        x8_chunk_scales(T, group, c, &kstate, &s, &b);
-        const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
+        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, prefetch, &kstate, &s, &b, &qh);
         __m256i acc[X8_ROWS];
         for (int s4 = 0; s4 < 4; s4++) {
             __m256i v[4];
@@ -220,18 +229,13 @@ X8_INLINE __m512 x8_pair_of(float x, float y) {
 /// conversion and the scale FMAs serve two rows per instruction.
 X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, int64_t nchunks, const loom_a16 *a,
                              float out[X8_ROWS][8], int prefetch) {
-    const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
     __m512 f[(X8_ROWS + 1) / 2];
     for (int k = 0; k < NB; k += 2) f[k / 2] = _mm512_setzero_ps();
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        const uint8_t *qs = x8_chunk_qs(T, group, c);
-        if (prefetch)
-            for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch((const char *)qs + X8_PREFETCH_AHEAD + off, _MM_HINT_T0);
         __m256 s, b;
-        x8_chunk_scales(T, group, c, &kstate, &s, &b);
+        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, prefetch, &kstate, &s, &b, &qh);
         const __m512 s2 = x8_halves(s, s), b2 = x8_halves(b, b);
-        const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
         // The chunk's weights widened once (eight vectors), then the activation rows pair by pair.
         __m512i wv[8];
         for (int s4 = 0; s4 < 4; s4++) x8_decode_wide(T, qs, qh, s4, &wv[2 * s4], &wv[2 * s4 + 1]);
