@@ -73,6 +73,10 @@ enum BenchModel {
                                            "concurrency", "prompt-tokens", "task", "prompts", SpeculationArguments.option],
                                  aliases: ["m": "model", "t": "threads"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        if args.has("profile"), args.has("speculate") || args.value("prefix") != nil
+            || (args.value("concurrency") != nil && args.value("schema") != nil) {
+            throw UsageError("--profile goes with pp/tg or with --concurrency without --schema")
+        }
         if args.has("speculate") {
             guard let task = args.value("task"), ["extract", "rewrite", "free"].contains(task) else {
                 throw UsageError("--speculate needs --task extract, rewrite or free")
@@ -84,10 +88,6 @@ enum BenchModel {
                                            promptsPath: args.value("prompts"), threads: threads, reps: reps,
                                            limit: try SpeculationArguments.limit(args), json: args.has("json"))
             return
-        }
-        if args.has("profile"), args.has("speculate") || args.value("prefix") != nil
-            || (args.value("concurrency") != nil && args.value("schema") != nil) {
-            throw UsageError("--profile goes with pp/tg or with --concurrency without --schema")
         }
         if args.value("task") != nil || args.value("prompts") != nil || args.value(SpeculationArguments.option) != nil {
             throw UsageError("--task, --prompts and --speculate-max go with --speculate")
