@@ -36,12 +36,6 @@ static size_t blas_tile_floats(int64_t n_cols) {
 // 16 rows; Loom's own sgemm (dot kernel for skinny products) at about 24.
 #define BLAS_MIN_BATCH_OPENBLAS 16
 #define BLAS_MIN_BATCH_OWN 24
-// The AVX-512 tier's interleaved products take 512-bit steps, which moved the crossover for the
-// interleaved types far up: SmolLM2 Q4_1 prompts on a Zen 5 EPYC (2 threads) ran 1280 against
-// 826 tok/s at 32 tokens, 1343/1132 at 64, 1331/1292 at 128, 1530/1452 at 256, and lost at 512
-// (1216/1393), and a 960-token prompt in 64-token scheduler chunks got its first token 29%
-// sooner.
-#define BLAS_MIN_BATCH_WIDE 384
 
 void loom_split_range(int64_t n, int ith, int nth, int64_t align, int64_t *begin, int64_t *end) {
     if (nth < 1) nth = 1;
@@ -79,9 +73,8 @@ void loom_par_matvec(loom_pool *pool, int type, const void *w, size_t row_bytes,
 
 // MARK: - Matrix-matrix
 
-/// LOOM_BLAS_MIN_BATCH when set to a positive number, else 0; read once (racing first calls
-/// compute the same value).
-static int64_t blas_min_batch_override(void) {
+int64_t loom_blas_min_batch(void) {
+    // Idempotent: racing first calls compute the same value.
     static _Atomic int64_t cached = -1;
     int64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
     if (v < 0) {
@@ -90,19 +83,8 @@ static int64_t blas_min_batch_override(void) {
         v = e > 0 ? e : 0;
         atomic_store_explicit(&cached, v, memory_order_relaxed);
     }
-    return v;
-}
-
-int64_t loom_blas_min_batch(void) {
-    const int64_t v = blas_min_batch_override();
     if (v > 0) return v;
     return loom_blas_backend_active() == LOOM_BLAS_OPENBLAS ? BLAS_MIN_BATCH_OPENBLAS : BLAS_MIN_BATCH_OWN;
-}
-
-int64_t loom_blas_min_batch_for(int type) {
-    if (blas_min_batch_override() == 0 && loom_type_is_interleaved(type) && loom_isa_active() >= LOOM_ISA_AVX512)
-        return BLAS_MIN_BATCH_WIDE;
-    return loom_blas_min_batch();
 }
 
 size_t loom_par_matmul_scratch_floats(const loom_pool *pool, int64_t n_cols) {
@@ -154,7 +136,7 @@ static void matmul_blas_run(void *p, int ith, int nth) {
 void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t n_rows,
                      const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch, float *scratch) {
     matmul_task t = {type, w, row_bytes, n_cols, n_rows, x, ldx, y, ldy, n_batch, scratch};
-    int blas = n_batch >= loom_blas_min_batch_for(type) && (scratch || type == LOOM_TYPE_F32);
+    int blas = n_batch >= loom_blas_min_batch() && (scratch || type == LOOM_TYPE_F32);
     loom_pool_run_as(pool, LOOM_WORK_PROMPT_PRODUCTS, blas ? matmul_blas_run : matmul_run, &t);
 }
 

@@ -208,36 +208,4 @@ import Testing
         loom_dequantize_row(x8, w, &row, 64)
         #expect(row.allSatisfy { $0.isNaN })
     }
-
-    /// A prompt batch of interleaved weights below its type's sgemm crossover (which the AVX-512
-    /// tier puts far above the row-major types') runs the integer products: over several
-    /// 32-row passes, every row is the bits its one-row product gives. At or above the crossover
-    /// it takes the sgemm path, equal to rounding.
-    @Test func promptBatchesBelowTheCrossoverAreTheOneRowBits() throws {
-        let rows = 48, cols = 96, batch = 40
-        let m = Self.matrix(Self.q4_1, rows: rows, cols: cols, seed: 41)
-        #expect(loom_blas_min_batch_for(m.x8) >= loom_blas_min_batch())
-        #expect(loom_blas_min_batch_for(Self.q4_1.type) == loom_blas_min_batch())
-        let x = Self.activations(batch * cols, seed: 42)
-        let pool = try #require(loom_pool_create(2))
-        defer { loom_pool_destroy(pool) }
-        var scratch = [Float](repeating: 0, count: loom_par_matmul_scratch_floats(pool, Int64(cols)))
-        var y = [Float](repeating: .nan, count: batch * rows)
-        loom_par_matmul(pool, m.x8, m.packed, m.rowBytes, Int64(cols), Int64(rows), x, Int64(cols), &y, Int64(rows),
-                        Int64(batch), &scratch)
-        let integer = batch < Int(loom_blas_min_batch_for(m.x8))
-        for b in 0..<batch {
-            var one = [Float](repeating: .nan, count: rows)
-            Array(x[b * cols..<(b + 1) * cols]).withUnsafeBufferPointer { xb in
-                loom_par_matmul(pool, m.x8, m.packed, m.rowBytes, Int64(cols), Int64(rows), xb.baseAddress, Int64(cols),
-                                &one, Int64(rows), 1, &scratch)
-            }
-            let got = Array(y[b * rows..<(b + 1) * rows])
-            if integer {
-                #expect(got == one, "row \(b)")
-            } else {
-                #expect(zip(got, one).allSatisfy { abs($0 - $1) <= 1e-3 * max(1, abs($1)) }, "row \(b)")
-            }
-        }
-    }
 }

@@ -28,17 +28,10 @@ void loom_split_range(int64_t n, int ith, int nth, int64_t align, int64_t *begin
 void loom_par_matvec(loom_pool *pool, int type, const void *w, size_t row_bytes, int64_t n_cols, const float *x,
                      float *y, int64_t n_rows);
 
-/// Tokens from which a batch is a prompt batch: its attention runs in tiles and a scheduler
-/// multiplies its segment on its own. Also loom_par_matmul's sgemm crossover for row-major weight
-/// types: 16 with OpenBLAS, 24 with Loom's own sgemm (measured, see parallel.c). A positive
-/// LOOM_BLAS_MIN_BATCH overrides it.
+/// Batch size from which loom_par_matmul multiplies through dequantized tiles and sgemm instead
+/// of loom_matmul: 16 with OpenBLAS, 24 with Loom's own sgemm (measured crossovers, see parallel.c);
+/// a positive LOOM_BLAS_MIN_BATCH overrides it.
 int64_t loom_blas_min_batch(void);
-
-/// Batch size from which loom_par_matmul multiplies weights of `type` through dequantized tiles
-/// and sgemm instead of loom_matmul at the active tier: loom_blas_min_batch(), except for the
-/// interleaved types on the AVX-512 tier, whose 512-bit integer products stay ahead up to a few
-/// hundred rows (unless LOOM_BLAS_MIN_BATCH is set).
-int64_t loom_blas_min_batch_for(int type);
 
 /// Scratch floats loom_par_matmul needs for the sgemm path with this pool and row length.
 /// Non-decreasing in n_cols: scratch sized for the longest rows serves every shorter matrix.
