@@ -106,7 +106,6 @@ struct PagedAttentionTests {
             var batched = [Float](repeating: 0, count: 5 * qWidth), alone = batched
             let pool = try #require(loom_pool_create(threads))
             defer { loom_pool_destroy(pool) }
-            var scratch = [Float](repeating: 0, count: Int(threads) * 3 * 16)
             k.withUnsafeBytes { kb in v.withUnsafeBytes { vb in
                 let tables = segments.map { s -> UnsafeMutablePointer<Int32> in
                     let p = UnsafeMutablePointer<Int32>.allocate(capacity: s.table.count)
@@ -115,6 +114,8 @@ struct PagedAttentionTests {
                 }
                 defer { tables.forEach { $0.deallocate() } }
                 var d = Self.desc(k: kb.baseAddress!, v: vb.baseAddress!, table: nil, f16: false)
+                // The function's own size: each thread's share of it also holds a prompt tile.
+                var scratch = [Float](repeating: 0, count: loom_par_attention_scratch_floats(pool, &d, 16))
                 let segs = segments.enumerated().map { i, s in
                     loom_attention_segment(row: Int64(s.row), n_tokens: Int64(s.tokens), pos0: Int64(s.pos0),
                                            block_table: tables[i])
