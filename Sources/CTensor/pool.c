@@ -87,18 +87,13 @@ static void wait_on(_Atomic uint32_t *addr, uint32_t expected) {
 static void wake_all(_Atomic uint32_t *addr) { (void)addr; }
 #endif
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /// A spin budget: true while the waiter should keep spinning.
 typedef struct { uint64_t start; unsigned count; } spin_state;
 
 static inline bool keep_spinning(spin_state *s, uint64_t budget_ns) {
     if ((++s->count % SPIN_CHECK) != 0) { cpu_relax(); return true; }
-    uint64_t t = now_ns();
+    uint64_t t = loom_profile_now_ns();
     if (s->start == 0) { s->start = t; return true; }
     return t - s->start < budget_ns;
 }
@@ -116,9 +111,9 @@ static inline int claim_share(loom_pool *pool, uint32_t g) {
 /// Runs share `ith` of the current run and counts it finished (waking a sleeping caller).
 static inline void run_share(loom_pool *pool, int ith) {
     if (pool->timing) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = loom_profile_now_ns();
         pool->fn(pool->ctx, ith, pool->n_threads);
-        atomic_fetch_add_explicit(&pool->busy_ns, now_ns() - t0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool->busy_ns, loom_profile_now_ns() - t0, memory_order_relaxed);
     } else {
         pool->fn(pool->ctx, ith, pool->n_threads);
     }
@@ -259,8 +254,12 @@ void loom_pool_label(loom_pool *pool, int kind) {
 
 void loom_pool_run(loom_pool *pool, loom_task_fn fn, void *ctx) { loom_pool_run_as(pool, LOOM_WORK_UNLABELLED, fn, ctx); }
 
-/// Dispatches one run and waits for it (loom_pool_run without the accounting).
+/// Runs every share and waits for them (loom_pool_run without the accounting).
 static void dispatch(loom_pool *pool, loom_task_fn fn, void *ctx) {
+    if (!pool || pool->n_threads == 1) {
+        fn(ctx, 0, 1);
+        return;
+    }
     pool->fn = fn;
     pool->ctx = ctx;
     atomic_store_explicit(&pool->pending, (uint32_t)pool->n_threads, memory_order_relaxed);
@@ -289,21 +288,20 @@ static void dispatch(loom_pool *pool, loom_task_fn fn, void *ctx) {
 
 void loom_pool_run_as(loom_pool *pool, loom_work kind, loom_task_fn fn, void *ctx) {
     if (!loom_profile_active()) {
-        if (!pool || pool->n_threads == 1) fn(ctx, 0, 1);
-        else dispatch(pool, fn, ctx);
+        dispatch(pool, fn, ctx);
         return;
     }
-    int counted = pool && pool->label >= 0 ? pool->label : (int)kind;
-    uint64_t t0 = now_ns();
-    if (!pool || pool->n_threads == 1) {
-        fn(ctx, 0, 1);
-        uint64_t wall = now_ns() - t0;
-        loom_profile_add(counted, wall, wall, 1);
-        return;
+    const int counted = pool && pool->label >= 0 ? pool->label : (int)kind;
+    const int threads = loom_pool_size(pool);
+    // One thread runs the shares itself: its busy time is the run's wall time.
+    if (threads > 1) {
+        atomic_store_explicit(&pool->busy_ns, 0, memory_order_relaxed);
+        pool->timing = 1;  // published to the workers with the run's claim word
     }
-    atomic_store_explicit(&pool->busy_ns, 0, memory_order_relaxed);
-    pool->timing = 1;  // published to the workers with the run's claim word
+    const uint64_t t0 = loom_profile_now_ns();
     dispatch(pool, fn, ctx);
-    pool->timing = 0;
-    loom_profile_add(counted, now_ns() - t0, atomic_load_explicit(&pool->busy_ns, memory_order_relaxed), pool->n_threads);
+    const uint64_t wall = loom_profile_now_ns() - t0;
+    if (threads > 1) pool->timing = 0;
+    loom_profile_add(counted, wall, threads > 1 ? atomic_load_explicit(&pool->busy_ns, memory_order_relaxed) : wall,
+                     threads);
 }

@@ -19,5 +19,14 @@ public final class ThreadPool: @unchecked Sendable {
         threadCount = Int(loom_pool_size(p))
     }
 
+    /// Runs `body` with this pool's runs counted as `kind` by a recording profile
+    /// (`loom_profile.h`), whatever operations dispatch them.
+    @inline(__always)
+    func labelled(_ kind: loom_work, _ body: () -> Void) {
+        loom_pool_label(pool, Int32(kind.rawValue))
+        body()
+        loom_pool_label(pool, -1)
+    }
+
     deinit { loom_pool_destroy(pool) }
 }

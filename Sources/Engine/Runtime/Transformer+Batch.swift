@@ -58,9 +58,9 @@ extension Transformer {
             loom_rmsnorm(s.xb + i * dim, s.x + r * dim, w.outputNorm, Int64(dim), Float(c.normEpsilon))
         }
         if rows > 0 {
-            loom_pool_label(pool.pool, Int32(LOOM_WORK_LM_HEAD.rawValue))
-            loom_par_matmul_fused(pool.pool, plan.output, 1, Int64(dim), s.xb, Int64(dim), Int64(rows), s.matvecScratch)
-            loom_pool_label(pool.pool, -1)
+            pool.labelled(LOOM_WORK_LM_HEAD) {
+                loom_par_matmul_fused(pool.pool, plan.output, 1, Int64(dim), s.xb, Int64(dim), Int64(rows), s.matvecScratch)
+            }
         }
         softcapLogits(rows: rows)
         return UnsafeBufferPointer(start: s.logits, count: rows * c.vocabularySize)

@@ -138,9 +138,9 @@ public final class Transformer {
         // Final norm and LM head, only for the rows asked for.
         if n == 1 {
             loom_rmsnorm(s.xb, s.x, w.outputNorm, Int64(dim), eps)
-            loom_pool_label(pool.pool, Int32(LOOM_WORK_LM_HEAD.rawValue))
-            loom_par_matvec_fused(pool.pool, plan.output, 1, Int64(dim), s.xb, s.matvecScratch)
-            loom_pool_label(pool.pool, -1)
+            pool.labelled(LOOM_WORK_LM_HEAD) {
+                loom_par_matvec_fused(pool.pool, plan.output, 1, Int64(dim), s.xb, s.matvecScratch)
+            }
             softcapLogits(rows: 1)
             return UnsafeBufferPointer(start: s.logits, count: c.vocabularySize)
         }
@@ -148,10 +148,10 @@ public final class Transformer {
         let count = n - first
         Kernels.rmsNorm(pool, s.x + first * dim, gain: w.outputNorm, out: s.xb, count: dim, rows: count, stride: dim,
                         epsilon: eps)
-        loom_pool_label(pool.pool, Int32(LOOM_WORK_LM_HEAD.rawValue))
-        Kernels.matmul(pool, w.output, x: s.xb, ldx: dim, y: s.logits, ldy: c.vocabularySize, batch: count,
-                       scratch: s.matmulScratch)
-        loom_pool_label(pool.pool, -1)
+        pool.labelled(LOOM_WORK_LM_HEAD) {
+            Kernels.matmul(pool, w.output, x: s.xb, ldx: dim, y: s.logits, ldy: c.vocabularySize, batch: count,
+                           scratch: s.matmulScratch)
+        }
         softcapLogits(rows: count)
         return UnsafeBufferPointer(start: s.logits, count: count * c.vocabularySize)
     }
