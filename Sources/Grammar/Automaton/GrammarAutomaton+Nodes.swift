@@ -270,6 +270,23 @@ extension GrammarAutomaton {
         }
     }
 
+    /// Whether some character keeps every pattern of `spec` live from its state in `a` (the
+    /// question a backslash asks). Universal patterns always agree, and one pattern left is a
+    /// per-state answer its `PatternLiveness` remembers; only two or more constraining patterns
+    /// walk their product.
+    private func someScalarLive(_ spec: StringSpec, _ a: [Int32]) -> Bool {
+        let constraining = spec.dfas.indices.filter { !patternIsUniversal(spec, $0, in: a) }
+        if constraining.isEmpty { return true }
+        if constraining.count == 1 {
+            return patternLiveness(spec.dfas[constraining[0]]).someScalarLive(from: a[sDFA + constraining[0]])
+        }
+        let key = constraining.map { spec.dfas[$0] } + constraining.map { a[sDFA + $0] }
+        if let known = jointScalarLive[key] { return known }
+        let live = scalarsLive(spec, a, 0, 0x10FFFF)
+        jointScalarLive[key] = live
+        return live
+    }
+
     /// `hexEscapePrefixCanFinish` for this frame's patterns at their states in `a`.
     private func hexCanFinish(_ spec: StringSpec, _ a: [Int32], value: Int32, digits: Int32, high: Int32) -> Bool {
         hexEscapePrefixCanFinish(value, digits: digits, high: high,
@@ -311,7 +328,7 @@ extension GrammarAutomaton {
                 // backslash would open an escape that no byte could finish.
                 if !countChar(spec, &a) { return -1 }
                 // With patterns, some character the escape can still write must be one they take.
-                if !spec.dfas.isEmpty, !scalarsLive(spec, a, 0, 0x10FFFF) { return -1 }
+                if !spec.dfas.isEmpty, !someScalarLive(spec, a) { return -1 }
                 a[sPhase] = pEscape
             } else if b < 0x20 {
                 return -1

@@ -62,8 +62,10 @@ final class GrammarAutomaton {
     struct StackKey: Hashable { let node: Int32, state: Int32, parent: Int32 }
     struct CfgKey: Hashable { let ready: [Int32], accept: Bool }
 
-    /// Per DFA: true when no state rejects any byte.
-    let totalDFA: [Bool]
+    /// Per DFA: which states can still die (analysed on first use).
+    private var liveness: [PatternLiveness?] = []
+    /// Whether some character keeps several patterns live together, by their ids then states.
+    var jointScalarLive: [[Int32]: Bool] = [:]
     /// Pattern transition tables copied to stable memory for allocation-free walks (on first use).
     private var dfaTables: [UnsafeMutablePointer<Int32>?] = []
 
@@ -76,6 +78,21 @@ final class GrammarAutomaton {
         t.initialize(from: src, count: src.count)
         dfaTables[Int(d)] = t
         return t
+    }
+
+    /// What pattern `d`'s states still constrain (see `PatternLiveness`).
+    func patternLiveness(_ d: Int32) -> PatternLiveness {
+        if liveness.isEmpty { liveness = Array(repeating: nil, count: dfas.count) }
+        if let l = liveness[Int(d)] { return l }
+        let l = PatternLiveness(dfas[Int(d)])
+        liveness[Int(d)] = l
+        return l
+    }
+
+    /// Whether pattern `k` of `spec` can no longer die in string aux state `a`: its state is in
+    /// slot 8 + k, and slots 1–3 say where inside a character's encoding the frame stands.
+    func patternIsUniversal(_ spec: StringSpec, _ k: Int, in a: [Int32]) -> Bool {
+        patternLiveness(spec.dfas[k]).isUniversal(a[8 + k], at: PatternLiveness.position(need: a[1], lo: a[2], hi: a[3]))
     }
 
     /// The longest token of the vocabulary the masks are computed over (set by the matcher before
@@ -93,9 +110,6 @@ final class GrammarAutomaton {
         self.grammar = grammar
         nodes = grammar.nodes
         dfas = grammar.dfas
-        totalDFA = grammar.dfas.map { d in
-            (0..<d.stateCount).allSatisfy { q in (0..<256).allSatisfy { d.next(Int32(q), UInt8($0)) >= 0 } }
-        }
         let want = GrammarAutomaton.maxConfigurations * 256 * MemoryLayout<Int32>.stride
         if let p = mmap(nil, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
            p != UnsafeMutableRawPointer(bitPattern: -1) {
@@ -281,13 +295,16 @@ final class GrammarAutomaton {
         let ready = cfgReady[Int(iso)]
         guard ready.count == 1 else { return nil }
         let s = ready[0]
-        // DFAs that never reject a byte (such as "key not in this set") only matter when the string
-        // closes, which needs a `"`: the isolated mask is that of the plain string.
-        guard case .string(let spec) = nodes[Int(stNode[Int(s)])], spec.dfas.allSatisfy({ totalDFA[Int($0)] }) else { return nil }
+        // Patterns that can no longer die (such as "key not in this set", or `^/` once the slash
+        // is written) only matter when the string closes, which needs a `"`: the isolated mask
+        // is that of the plain string.
+        guard case .string(let spec) = nodes[Int(stNode[Int(s)])] else { return nil }
+        let a = aux[Int(stState[Int(s)])]
+        for k in spec.dfas.indices where !patternIsUniversal(spec, k, in: a) { return nil }
         // Isolated, the string can never close, so `minLength` and a length counted only toward it
         // do not matter; with `maxLength` only the remaining budget does, and no token holds more
         // code points than bytes. Keyed this way, every schema's plain strings share a few masks.
-        var key = Array(aux[Int(stState[Int(s)])].prefix(8))
+        var key = Array(a.prefix(8))
         var budget: Int32 = -1
         if spec.maxLength >= 0 { budget = Int32(min(spec.maxLength - Int(key[7]), maxTokenBytes + 1)) }
         key[7] = budget

@@ -11,7 +11,8 @@ import LoomJSON
 struct StringWalkState {
     var phase: Int32 = 0, need: Int32 = 0, lo: Int32 = 0, hi: Int32 = 0
     var hexCount: Int32 = 0, hex: Int32 = 0, high: Int32 = 0, length: Int32 = 0
-    var dfa: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+    /// The patterns' states (the first `StringWalkSpec.dfaCount` lanes).
+    var dfa = SIMD4<Int32>(repeating: 0)
 }
 
 /// What the walk needs of a `StringSpec`: bounds and up to four pattern tables.
@@ -51,21 +52,9 @@ extension StringWalkState {
         if spec.dfaCount == 0 { return true }
         var k = 0
         while k < spec.dfaCount {
-            let cur: Int32
-            switch k {
-            case 0: cur = dfa.0
-            case 1: cur = dfa.1
-            case 2: cur = dfa.2
-            default: cur = dfa.3
-            }
-            let t = spec.table(k)[Int(cur) &* 256 &+ Int(b)]
+            let t = spec.table(k)[Int(dfa[k]) &* 256 &+ Int(b)]
             if t < 0 { return false }
-            switch k {
-            case 0: dfa.0 = t
-            case 1: dfa.1 = t
-            case 2: dfa.2 = t
-            default: dfa.3 = t
-            }
+            dfa[k] = t
             k += 1
         }
         return true
@@ -236,26 +225,29 @@ extension GrammarAutomaton {
         let ready = cfgReady[Int(c)]
         guard ready.count == 1 else { return nil }
         let s = Int(ready[0])
-        guard stParent[s] == GrammarAutomaton.sentinel, case .string(let spec) = nodes[Int(stNode[s])],
-              spec.dfas.count <= StringWalkSpec.maxDFAs else { return nil }
+        guard stParent[s] == GrammarAutomaton.sentinel, case .string(let spec) = nodes[Int(stNode[s])] else { return nil }
         let a = aux[Int(stState[s])]
+        // A pattern that can no longer die takes every token the string does: leave it out.
+        let constraining = spec.dfas.indices.filter { !patternIsUniversal(spec, $0, in: a) }
+        guard constraining.count <= StringWalkSpec.maxDFAs else { return nil }
         var w = StringWalkSpec()
         w.minLength = Int32(spec.minLength)
         w.maxLength = Int32(spec.maxLength)
-        w.dfaCount = spec.dfas.count
+        w.dfaCount = constraining.count
         w.tracksValue = spec.tracksValue
         var st = StringWalkState()
         st.phase = a[0]; st.need = a[1]; st.lo = a[2]; st.hi = a[3]
         st.hexCount = a[4]; st.hex = a[5]; st.high = a[6]; st.length = a[7]
-        for (k, d) in spec.dfas.enumerated() {
-            let table = UnsafePointer(dfaTable(d))
-            let q = a[8 + k]
+        for (k, i) in constraining.enumerated() {
+            let table = UnsafePointer(dfaTable(spec.dfas[i]))
+            let q = a[8 + i]
             switch k {
-            case 0: w.tables.0 = table; st.dfa.0 = q
-            case 1: w.tables.1 = table; st.dfa.1 = q
-            case 2: w.tables.2 = table; st.dfa.2 = q
-            default: w.tables.3 = table; st.dfa.3 = q
+            case 0: w.tables.0 = table
+            case 1: w.tables.1 = table
+            case 2: w.tables.2 = table
+            default: w.tables.3 = table
             }
+            st.dfa[k] = q
         }
         return (w, st)
     }
