@@ -5,7 +5,10 @@ import Provider
 
 /// The grammar side of one guided generation: the matcher, the completion planner that keeps the
 /// output closable within the token budget, and the mask buffer sampling reads.
-final class GuidedDecoding {
+///
+/// Used by one generation at a time; between generations it rests in `WarmGuides`, whose lock
+/// hands it from one request's thread to the next (hence `@unchecked Sendable`).
+final class GuidedDecoding: @unchecked Sendable {
     let matcher: GrammarMatcher
     let planner: GrammarCompletionPlanner
     /// The allowed-token mask for the model's full vocabulary (bits past the tokenizer's
@@ -27,6 +30,12 @@ final class GuidedDecoding {
         self.byteTokens = byteTokens
         self.maskTime = maskTime
     }
+
+    /// Back to the grammar's start, keeping everything learned about it (for the next request).
+    func rewind() { matcher.reset() }
+
+    /// Approximate bytes this guide keeps warm: the matcher's automaton and masks, and the mask buffer.
+    var retainedBytes: Int { matcher.retainedBytes + mask.count * MemoryLayout<UInt64>.stride }
 
     /// Recomputes `mask` for the matcher's current state.
     func computeMask() {

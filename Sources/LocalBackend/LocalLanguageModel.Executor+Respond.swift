@@ -288,10 +288,14 @@ private struct SequentialWork: @unchecked Sendable {
     let started: ContinuousClock.Instant
 
     func run(_ emit: @escaping (GenerationUpdate) -> Void) throws -> GenerationSummary {
-        let guide = grammar.map {
-            GuidedDecoding(grammar: $0, vocabulary: executor.vocabulary, tokenizer: executor.tokenizer,
-                           byteTokens: executor.byteTokens, maskTime: executor.runtime.metrics?.grammarMask)
+        let warm = executor.runtime.warmGuides
+        let guide = grammar.map { grammar in
+            warm.take(for: grammar) {
+                GuidedDecoding(grammar: grammar, vocabulary: executor.vocabulary, tokenizer: executor.tokenizer,
+                               byteTokens: executor.byteTokens, maskTime: executor.runtime.metrics?.grammarMask)
+            }
         }
+        defer { if let guide { warm.giveBack(guide) } }
         // Refuse before any compute when no output is valid, or the shortest cannot fit.
         if let guide {
             if guide.admitsNothing() { throw SchemaAdmitsNothing() }

@@ -123,6 +123,12 @@ final class LocalRuntime: Sendable {
     /// whose clients send ever-new schemas.
     static let grammarCacheCapacity = 64
     private let grammars = Locked(LRUCache<String, Grammar>(capacity: LocalRuntime.grammarCacheCapacity))
+    /// Bytes that matchers of earlier requests may keep warm for later requests of the same
+    /// schema (a hot schema's automaton and masks are a few megabytes; a new schema's first
+    /// request builds them cold).
+    static let warmGuideBudget = 256 << 20
+    /// Guided-decoding state kept warm per compiled grammar.
+    let warmGuides = WarmGuides(budget: LocalRuntime.warmGuideBudget)
 
     /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
     /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable, malformed or

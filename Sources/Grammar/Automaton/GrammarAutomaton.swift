@@ -137,6 +137,17 @@ final class GrammarAutomaton {
 
     var configurationCount: Int { cfgReady.count }
 
+    /// Approximate bytes this automaton holds: a committed transition row per configuration
+    /// (the reservation behind them costs address space, not memory), its ready stacks, the
+    /// interned stacks and node states, and their hash tables.
+    var retainedBytes: Int {
+        var bytes = cfgReady.count * (256 * MemoryLayout<Int32>.stride + 64)
+        for r in cfgReady { bytes += r.count * MemoryLayout<Int32>.stride }
+        bytes += stNode.count * 3 * MemoryLayout<Int32>.stride * 3
+        for a in aux { bytes += 64 + a.count * MemoryLayout<Int32>.stride * 2 }
+        return bytes
+    }
+
     // MARK: - Interning
 
     @inline(__always) func push(_ node: Int32, _ state: Int32, _ parent: Int32) -> Int32 {

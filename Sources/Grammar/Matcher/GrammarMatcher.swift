@@ -62,6 +62,10 @@ public final class GrammarMatcher {
         return m
     }
 
+    /// Approximate bytes of what this matcher has learned about its grammar (automaton
+    /// configurations and cached masks, shared with its forks): what keeping it warm costs.
+    public var retainedBytes: Int { automaton.retainedBytes + cache.retainedBytes }
+
     /// Number of `UInt64` words `mask(into:)` writes.
     public var maskWordCount: Int { vocabulary.maskWordCount }
 

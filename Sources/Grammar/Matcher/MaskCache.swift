@@ -18,6 +18,9 @@ final class MaskCache {
 
     deinit { for b in blocks { b.deallocate() } }
 
+    /// Bytes held by the cached masks and their index.
+    var retainedBytes: Int { blocks.count * perBlock * words * 8 + slot.count * MemoryLayout<Int32>.stride }
+
     func lookup(_ c: Int32) -> UnsafeMutablePointer<UInt64>? {
         let i = Int(c)
         guard i >= 0, i < slot.count else { return nil }
