@@ -25,16 +25,20 @@ final class GrammarAutomaton {
     static let sentinel: Int32 = 1
     /// Per configuration: the isolated-string configuration (-1 none, -2 not computed).
     private var isolated: [Int32] = []
-    private var stackIds: [StackKey: Int32] = [:]
+    private var stackIds = InternTable(capacity: 1024)
+    /// Per stack: the `closure` call that last visited it (`visitEpoch`), so a closure's visited
+    /// set is a comparison, not a hash set built per call.
+    private var visitedIn: [UInt32] = [0, 0]
+    private var visitEpoch: UInt32 = 0
 
     // Node-private states (strings, numbers, objects, arrays) interned to Int32.
     private(set) var aux: [[Int32]] = []
-    private var auxIds: [[Int32]: Int32] = [:]
+    private var auxIds = InternTable(capacity: 1024)
 
     // Configurations.
     private(set) var cfgReady: [[Int32]] = []
     private(set) var cfgAccept: [Bool] = []
-    private var cfgIds: [CfgKey: Int32] = [:]
+    private var cfgIds = InternTable(capacity: 1024)
 
     /// `cfg * 256 + byte` → next cfg; -1 dead, -2 not yet computed. Address space for every
     /// configuration the automaton may ever have is reserved up front (pages are only committed
@@ -59,8 +63,6 @@ final class GrammarAutomaton {
     /// Upper bound on configurations per automaton (each costs a 1 KiB transition row).
     static let maxConfigurations = 1 << 20
 
-    struct StackKey: Hashable { let node: Int32, state: Int32, parent: Int32 }
-    struct CfgKey: Hashable { let ready: [Int32], accept: Bool }
 
     /// Per DFA: which states can still die (analysed on first use).
     private var liveness: [PatternLiveness?] = []
@@ -151,34 +153,38 @@ final class GrammarAutomaton {
     // MARK: - Interning
 
     @inline(__always) func push(_ node: Int32, _ state: Int32, _ parent: Int32) -> Int32 {
-        let key = StackKey(node: node, state: state, parent: parent)
-        if let id = stackIds[key] { return id }
+        let h = InternTable.hash(node, state, parent)
+        if let id = stackIds.find(h, { stNode[Int($0)] == node && stState[Int($0)] == state && stParent[Int($0)] == parent }) {
+            return id
+        }
         let id = Int32(stNode.count)
         stNode.append(node)
         stState.append(state)
         stParent.append(parent)
-        stackIds[key] = id
+        visitedIn.append(0)
+        stackIds.insert(id, hash: h)
         return id
     }
 
     func internAux(_ a: [Int32]) -> Int32 {
-        if let id = auxIds[a] { return id }
+        let h = InternTable.hash(a, seed: 0)
+        if let id = auxIds.find(h, { aux[Int($0)] == a }) { return id }
         let id = Int32(aux.count)
         aux.append(a)
-        auxIds[a] = id
+        auxIds.insert(id, hash: h)
         return id
     }
 
     func internCfg(_ ready: [Int32], _ accept: Bool) -> Int32 {
         if ready.isEmpty && !accept { return -1 }
-        let key = CfgKey(ready: ready, accept: accept)
-        if let id = cfgIds[key] { return id }
+        let h = InternTable.hash(ready, seed: accept ? 1 : 2)
+        if let id = cfgIds.find(h, { cfgAccept[Int($0)] == accept && cfgReady[Int($0)] == ready }) { return id }
         // Memory guard: a runaway grammar stops growing (and can then only reject, never admit).
         if cfgReady.count >= configurationLimit { return -1 }
         let id = Int32(cfgReady.count)
         cfgReady.append(ready)
         cfgAccept.append(accept)
-        cfgIds[key] = id
+        cfgIds.insert(id, hash: h)
         (trans + Int(id) * 256).initialize(repeating: -2, count: 256)
         return id
     }
@@ -188,13 +194,20 @@ final class GrammarAutomaton {
     /// Expands stacks until every live one has a byte-consuming frame on top (those are `ready`);
     /// reaching the empty stack means the input so far is a complete sentence.
     func closure(_ roots: [Int32], _ ready: inout [Int32], _ accept: inout Bool) {
-        var visited = Set<Int32>()
+        visitEpoch &+= 1
+        if visitEpoch == 0 {
+            // Wrapped: stamps from 2^32 closures ago must not read as this one's.
+            for i in visitedIn.indices { visitedIn[i] = 0 }
+            visitEpoch = 1
+        }
+        let epoch = visitEpoch
         var work = roots
         var budget = GrammarAutomaton.closureBudget
         while let s = work.popLast() {
             if s == 0 { accept = true; continue }
             if s == GrammarAutomaton.sentinel { continue }
-            guard visited.insert(s).inserted else { continue }
+            if visitedIn[Int(s)] == epoch { continue }
+            visitedIn[Int(s)] = epoch
             budget -= 1
             work_ &+= 1
             if budget < 0 { ready.removeAll(); accept = false; return }

@@ -10,27 +10,59 @@
 /// spend almost all of their states there.
 final class PatternLiveness {
     private let dfa: ByteDFA
-    /// Per state and UTF-8 position (`state * 8 + position`): no way of finishing the current
-    /// character and going on with any scalars leads the pattern to a dead transition.
-    private let universal: [Bool]
+    /// Per state and UTF-8 position (`state * 8 + position`): 1 when no way of finishing the
+    /// current character and going on with any scalars leads the pattern to a dead transition,
+    /// 0 when one does, -1 not yet asked.
+    private var universal: [Int8]
     /// Per state: 1 when some scalar keeps the pattern live, 0 when none does, -1 not yet asked.
     private var oneScalarLive: [Int8]
-
-    /// Patterns with more states are not analysed (every state reads as not universal): the
-    /// analysis walks states × UTF-8 positions × bytes once, and such a pattern's isolated masks
-    /// are walked in full anyway.
-    static let maxStates = 4096
+    /// Per pair: the search that last saw it.
+    private var seenIn: [UInt32]
+    private var searches: UInt32 = 0
 
     init(_ dfa: ByteDFA) {
         self.dfa = dfa
+        universal = Array(repeating: -1, count: dfa.stateCount * PatternLiveness.positions)
         oneScalarLive = Array(repeating: -1, count: dfa.stateCount)
-        universal = dfa.stateCount <= PatternLiveness.maxStates
-            ? PatternLiveness.universalStates(dfa) : Array(repeating: false, count: dfa.stateCount * PatternLiveness.positions)
+        seenIn = Array(repeating: 0, count: dfa.stateCount * PatternLiveness.positions)
     }
 
     /// Whether the pattern can no longer die from `state` at UTF-8 `position` (see `position(need:lo:hi:)`).
+    ///
+    /// A depth-first search of the (state, position) pairs reachable from this one that stops at
+    /// the first dead transition: most states of a constraining pattern refuse some byte at once,
+    /// and only a universal state's search sees everything it reaches, all of which is then
+    /// universal too and remembered.
     func isUniversal(_ state: Int32, at position: Int) -> Bool {
-        universal[Int(state) * PatternLiveness.positions + position]
+        let start = Int(state) * PatternLiveness.positions + position
+        if universal[start] >= 0 { return universal[start] == 1 }
+        // Stamps instead of a set: a universal search may see every pair of a large pattern.
+        searches &+= 1
+        let stamp = searches
+        seenIn[start] = stamp
+        var seen = [start]
+        var work = [start]
+        while let p = work.popLast() {
+            if universal[p] == 1 { continue }
+            let q = Int32(p / PatternLiveness.positions), at = p % PatternLiveness.positions
+            for e in PatternLiveness.utf8Edges where e.from == at {
+                for b in e.lo...e.hi {
+                    let t = dfa.next(q, UInt8(b))
+                    let next = Int(t) * PatternLiveness.positions + e.to
+                    if t < 0 || universal[next] == 0 {
+                        universal[start] = 0
+                        return false
+                    }
+                    if seenIn[next] != stamp {
+                        seenIn[next] = stamp
+                        seen.append(next)
+                        work.append(next)
+                    }
+                }
+            }
+        }
+        for p in seen { universal[p] = 1 }
+        return true
     }
 
     /// The UTF-8 position of a string frame that still needs `need` continuation bytes, the next
@@ -70,55 +102,4 @@ final class PatternLiveness {
         (4, 0xA0, 0xBF, 1), (5, 0x80, 0x9F, 1), (6, 0x90, 0xBF, 2), (7, 0x80, 0x8F, 2),
     ]
     private static let positions = 8
-
-    /// A pair (state, position) is doomed when a byte the position takes is dead from the state,
-    /// or leads to a doomed pair; universal pairs are the others. Doom spreads backwards from the
-    /// dead transitions over the product's reversed edges.
-    private static func universalStates(_ dfa: ByteDFA) -> [Bool] {
-        let n = dfa.stateCount * positions
-        var doomed = [Bool](repeating: false, count: n)
-        var work: [Int32] = []
-        // Reversed edges in compressed rows: count, then fill.
-        var start = [Int32](repeating: 0, count: n + 1)
-        for q in 0..<dfa.stateCount {
-            for e in utf8Edges {
-                let p = q * positions + e.from
-                var last: Int32 = -2
-                for b in e.lo...e.hi {
-                    let t = dfa.next(Int32(q), UInt8(b))
-                    if t < 0 {
-                        if !doomed[p] { doomed[p] = true; work.append(Int32(p)) }
-                    } else if t != last {
-                        start[Int(t) * positions + e.to + 1] += 1
-                        last = t
-                    }
-                }
-            }
-        }
-        for i in 0..<n { start[i + 1] += start[i] }
-        var fill = Array(start[0..<n])
-        var from = [Int32](repeating: 0, count: Int(start[n]))
-        for q in 0..<dfa.stateCount {
-            for e in utf8Edges {
-                let p = Int32(q * positions + e.from)
-                var last: Int32 = -2
-                for b in e.lo...e.hi {
-                    let t = dfa.next(Int32(q), UInt8(b))
-                    if t >= 0 && t != last {
-                        let target = Int(t) * positions + e.to
-                        from[Int(fill[target])] = p
-                        fill[target] += 1
-                        last = t
-                    }
-                }
-            }
-        }
-        while let p = work.popLast() {
-            for k in Int(start[Int(p)])..<Int(start[Int(p) + 1]) {
-                let s = Int(from[k])
-                if !doomed[s] { doomed[s] = true; work.append(Int32(s)) }
-            }
-        }
-        return doomed.map { !$0 }
-    }
 }
