@@ -13,32 +13,37 @@ import Darwin
 /// walked, with one table load per byte: no allocation, no hashing, no reference counting.
 /// Misses fall back to the slow path here, which expands stacks (calls, returns, repetition) with
 /// tail-call elimination so right-recursive grammars keep bounded stacks.
+///
+/// The tables are stored properties marked `@exclusivity(unchecked)`: the slow path touches them
+/// a few dozen times per interned configuration, and runtime exclusivity checks cost an eighth
+/// of a cold mask. An automaton is confined to one thread at a time (see `GrammarMatcher`) and
+/// its methods never hold an access to a table across a call that mutates the same table.
 final class GrammarAutomaton {
     let grammar: Grammar
     let nodes: [GrammarNode]
     let dfas: [ByteDFA]
 
     // Stacks: id 0 is the empty stack; id 1 a dead-end parent for isolated string frames.
-    private(set) var stNode: [Int32] = [-1, -2]
-    private(set) var stState: [Int32] = [0, 0]
-    private(set) var stParent: [Int32] = [-1, -1]
+    @exclusivity(unchecked) private(set) var stNode: [Int32] = [-1, -2]
+    @exclusivity(unchecked) private(set) var stState: [Int32] = [0, 0]
+    @exclusivity(unchecked) private(set) var stParent: [Int32] = [-1, -1]
     static let sentinel: Int32 = 1
     /// Per configuration: the isolated-string configuration (-1 none, -2 not computed).
-    private var isolated: [Int32] = []
-    private var stackIds = InternTable(capacity: 1024)
+    @exclusivity(unchecked) private var isolated: [Int32] = []
+    @exclusivity(unchecked) private var stackIds = InternTable(capacity: 1024)
     /// Per stack: the `closure` call that last visited it (`visitEpoch`), so a closure's visited
     /// set is a comparison, not a hash set built per call.
-    private var visitedIn: [UInt32] = [0, 0]
-    private var visitEpoch: UInt32 = 0
+    @exclusivity(unchecked) private var visitedIn: [UInt32] = [0, 0]
+    @exclusivity(unchecked) private var visitEpoch: UInt32 = 0
 
     // Node-private states (strings, numbers, objects, arrays) interned to Int32.
-    private(set) var aux: [[Int32]] = []
-    private var auxIds = InternTable(capacity: 1024)
+    @exclusivity(unchecked) private(set) var aux: [[Int32]] = []
+    @exclusivity(unchecked) private var auxIds = InternTable(capacity: 1024)
 
     // Configurations.
-    private(set) var cfgReady: [[Int32]] = []
-    private(set) var cfgAccept: [Bool] = []
-    private var cfgIds = InternTable(capacity: 1024)
+    @exclusivity(unchecked) private(set) var cfgReady: [[Int32]] = []
+    @exclusivity(unchecked) private(set) var cfgAccept: [Bool] = []
+    @exclusivity(unchecked) private var cfgIds = InternTable(capacity: 1024)
 
     /// `cfg * 256 + byte` → next cfg; -1 dead, -2 not yet computed. Address space for every
     /// configuration the automaton may ever have is reserved up front (pages are only committed
@@ -59,17 +64,17 @@ final class GrammarAutomaton {
     /// Upper bound on stack expansions over the automaton's lifetime (a few seconds of work).
     static let workBudget = 5_000_000
     /// Stack expansions done so far.
-    private(set) var work_ = 0
+    @exclusivity(unchecked) private(set) var work_ = 0
     /// Upper bound on configurations per automaton (each costs a 1 KiB transition row).
     static let maxConfigurations = 1 << 20
 
 
     /// Per DFA: which states can still die (analysed on first use).
-    private var liveness: [PatternLiveness?] = []
+    @exclusivity(unchecked) private var liveness: [PatternLiveness?] = []
     /// Whether some character keeps several patterns live together, by their ids then states.
-    var jointScalarLive: [[Int32]: Bool] = [:]
+    @exclusivity(unchecked) var jointScalarLive: [[Int32]: Bool] = [:]
     /// Pattern transition tables copied to stable memory for allocation-free walks (on first use).
-    private var dfaTables: [UnsafeMutablePointer<Int32>?] = []
+    @exclusivity(unchecked) private var dfaTables: [UnsafeMutablePointer<Int32>?] = []
 
     /// The transition table of pattern `d` (`state * 256 + byte` → state or -1), at a fixed address.
     func dfaTable(_ d: Int32) -> UnsafeMutablePointer<Int32> {
@@ -103,10 +108,10 @@ final class GrammarAutomaton {
 
     // Number slices (see GrammarAutomaton+NumberSlices.swift).
     /// Per configuration: index into `numberSlices`, -1 when it has no sliceable number frame, -2 not computed.
-    var sliceIndex: [Int32] = []
-    var numberSlices: [NumberSlice] = []
+    @exclusivity(unchecked) var sliceIndex: [Int32] = []
+    @exclusivity(unchecked) var numberSlices: [NumberSlice] = []
     /// Per parent stack: whether nothing after the number frame returns to it can start with a number byte.
-    var followAvoidsNumberBytes: [Int32: Bool] = [:]
+    @exclusivity(unchecked) var followAvoidsNumberBytes: [Int32: Bool] = [:]
 
     init(_ grammar: Grammar) {
         self.grammar = grammar

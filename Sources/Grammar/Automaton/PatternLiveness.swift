@@ -10,15 +10,16 @@
 /// spend almost all of their states there.
 final class PatternLiveness {
     private let dfa: ByteDFA
+    // Unchecked exclusivity, as in `GrammarAutomaton`, whose thread this belongs to.
     /// Per state and UTF-8 position (`state * 8 + position`): 1 when no way of finishing the
     /// current character and going on with any scalars leads the pattern to a dead transition,
     /// 0 when one does, -1 not yet asked.
-    private var universal: [Int8]
+    @exclusivity(unchecked) private var universal: [Int8]
     /// Per state: 1 when some scalar keeps the pattern live, 0 when none does, -1 not yet asked.
-    private var oneScalarLive: [Int8]
+    @exclusivity(unchecked) private var oneScalarLive: [Int8]
     /// Per pair: the search that last saw it.
-    private var seenIn: [UInt32]
-    private var searches: UInt32 = 0
+    @exclusivity(unchecked) private var seenIn: [UInt32]
+    @exclusivity(unchecked) private var searches: UInt32 = 0
 
     init(_ dfa: ByteDFA) {
         self.dfa = dfa

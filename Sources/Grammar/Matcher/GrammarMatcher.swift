@@ -13,7 +13,8 @@ public final class GrammarMatcher {
     let automaton: GrammarAutomaton
     private let cache: MaskCache
     /// Configuration after each accepted step; `history[0]` is the start. -3 marks termination.
-    private var history: [Int32]
+    /// (Unchecked exclusivity: a matcher is used by one thread and never re-enters itself.)
+    @exclusivity(unchecked) private var history: [Int32]
     /// Per-depth configuration scratch for the trie walk.
     private let walk: UnsafeMutablePointer<Int32>
     /// Mask-sized scratch buffers (string components; number slices).

@@ -4,9 +4,11 @@
 /// megabytes in the middle of a mask.
 final class MaskCache {
     let words: Int
-    private var slot: [Int32] = []
-    private var blocks: [UnsafeMutablePointer<UInt64>] = []
-    private var used = 0
+    // Unchecked exclusivity, as in `GrammarAutomaton`: one matcher family's thread, no
+    // overlapping accesses; the checks cost more than the lookups they guard.
+    @exclusivity(unchecked) private var slot: [Int32] = []
+    @exclusivity(unchecked) private var blocks: [UnsafeMutablePointer<UInt64>] = []
+    @exclusivity(unchecked) private var used = 0
     private let perBlock: Int
     /// Memory bound for cached masks.
     static let maxBytes = 256 << 20
