@@ -40,7 +40,8 @@ extension GrammarReplay {
             }
             let base = GrammarMatcher(grammar: grammar, vocabulary: vocabulary)
             base.mask(into: &mask)
-            tally.compileNs.append(threadCPUNanos() - t0)
+            let compileNs = threadCPUNanos() - t0
+            tally.compileNs.append(compileNs)
             tally.compiled += 1
             var ok = true
             var tests: [JSONValue] = []
@@ -58,7 +59,9 @@ extension GrammarReplay {
             }
             if ok && !item.cases.isEmpty { tally.passed += 1 }
             tally.perSchema.append(.object(JSONObject([("id", .string(item.id)), ("compiled", true), ("error", .null),
-                                                       ("passed", .bool(ok && !item.cases.isEmpty)), ("tests", .array(tests))])))
+                                                       ("passed", .bool(ok && !item.cases.isEmpty)),
+                                                       ("compile_ms", .number(JSONNumber(Double(compileNs) / 1e6))),
+                                                       ("tests", .array(tests))])))
         }
 
         /// One test instance, token by token from a fork of `base`: the token index where the

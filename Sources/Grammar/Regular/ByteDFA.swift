@@ -5,11 +5,30 @@
 /// continuation can still be accepted, so a mask never admits a dead end.
 struct ByteDFA: Sendable, Hashable {
     /// `state * 256 + byte` → next state, or -1 (dead).
-    private(set) var trans: [Int32]
+    let trans: [Int32]
     /// Whether each state accepts.
-    private(set) var accepting: [Bool]
+    let accepting: [Bool]
     /// Whether each state has at least one live outgoing byte.
-    private(set) var hasOutgoing: [Bool]
+    let hasOutgoing: [Bool]
+    /// A 64-bit digest of the table, so that interning a DFA (grammars keep one copy of each)
+    /// hashes one word: hashing every transition through `Hasher` was a quarter of compiling
+    /// schemas with many "key not in this set" patterns.
+    private let digest: UInt64
+
+    static func == (a: ByteDFA, b: ByteDFA) -> Bool {
+        a.digest == b.digest && a.accepting == b.accepting && a.trans == b.trans
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    private static func digest(_ trans: [Int32], _ accepting: [Bool]) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(accepting.count)
+        trans.withUnsafeBufferPointer { t in
+            for x in t { h = (h ^ UInt64(UInt32(bitPattern: x))) &* 0x0000_0100_0000_01B3 }
+        }
+        for (i, a) in accepting.enumerated() where a { h = (h ^ UInt64(i) ^ 0x9E37_79B9_7F4A_7C15) &* 0x0000_0100_0000_01B3 }
+        return h
+    }
 
     /// Number of live states; 0 means the language is empty. The start state is 0.
     var stateCount: Int { accepting.count }
@@ -32,36 +51,52 @@ struct ByteDFA: Sendable, Hashable {
     /// and renumbering so that the start state is 0.
     init(rawTrans: [Int32], rawAccepting: [Bool]) {
         let n = rawAccepting.count
-        var reverse = [[Int32]](repeating: [], count: n)
-        for s in 0..<n {
-            for b in 0..<256 {
-                let t = rawTrans[s * 256 + b]
-                if t >= 0 { reverse[Int(t)].append(Int32(s)) }
+        // Reversed edges in compressed rows (one array, not an array per state): count, then fill.
+        var start = [Int32](repeating: 0, count: n + 1)
+        rawTrans.withUnsafeBufferPointer { raw in
+            for i in 0..<(n * 256) where raw[i] >= 0 { start[Int(raw[i]) + 1] += 1 }
+        }
+        for s in 0..<n { start[s + 1] += start[s] }
+        var fill = Array(start[0..<n])
+        var from = [Int32](repeating: 0, count: Int(start[n]))
+        rawTrans.withUnsafeBufferPointer { raw in
+            for i in 0..<(n * 256) where raw[i] >= 0 {
+                let t = Int(raw[i])
+                from[Int(fill[t])] = Int32(i >> 8)
+                fill[t] += 1
             }
         }
         var live = rawAccepting
         var work = (0..<n).filter { rawAccepting[$0] }
         while let s = work.popLast() {
-            for p in reverse[s] where !live[Int(p)] {
-                live[Int(p)] = true
-                work.append(Int(p))
+            for k in Int(start[s])..<Int(start[s + 1]) {
+                let p = Int(from[k])
+                if !live[p] {
+                    live[p] = true
+                    work.append(p)
+                }
             }
         }
-        // Renumber live states reachable from the start in BFS order.
+        // Renumber live states reachable from the start in BFS order. (Raw buffers: these loops
+        // run states × 256 times for every pattern and key set a schema compiles.)
         var newId = [Int32](repeating: -1, count: n)
         var order: [Int] = []
         if n > 0, live[0] {
             newId[0] = 0
             order.append(0)
-            var k = 0
-            while k < order.count {
-                let s = order[k]
-                k += 1
-                for b in 0..<256 {
-                    let t = Int(rawTrans[s * 256 + b])
-                    if t >= 0, live[t], newId[t] < 0 {
-                        newId[t] = Int32(order.count)
-                        order.append(t)
+            rawTrans.withUnsafeBufferPointer { raw in
+                newId.withUnsafeMutableBufferPointer { ids in
+                    var k = 0
+                    while k < order.count {
+                        let row = order[k] * 256
+                        k += 1
+                        for b in 0..<256 {
+                            let t = Int(raw[row + b])
+                            if t >= 0, ids[t] < 0, live[t] {
+                                ids[t] = Int32(order.count)
+                                order.append(t)
+                            }
+                        }
                     }
                 }
             }
@@ -69,19 +104,28 @@ struct ByteDFA: Sendable, Hashable {
         var trans = [Int32](repeating: -1, count: order.count * 256)
         var acc = [Bool](repeating: false, count: order.count)
         var out = [Bool](repeating: false, count: order.count)
-        for (i, s) in order.enumerated() {
-            acc[i] = rawAccepting[s]
-            for b in 0..<256 {
-                let t = Int(rawTrans[s * 256 + b])
-                if t >= 0, newId[t] >= 0 {
-                    trans[i * 256 + b] = newId[t]
-                    out[i] = true
+        rawTrans.withUnsafeBufferPointer { raw in
+            newId.withUnsafeBufferPointer { ids in
+                trans.withUnsafeMutableBufferPointer { dst in
+                    for (i, s) in order.enumerated() {
+                        acc[i] = rawAccepting[s]
+                        var any = false
+                        for b in 0..<256 {
+                            let t = Int(raw[s * 256 + b])
+                            if t >= 0, ids[t] >= 0 {
+                                dst[i * 256 + b] = ids[t]
+                                any = true
+                            }
+                        }
+                        out[i] = any
+                    }
                 }
             }
         }
         self.trans = trans
         self.accepting = acc
         self.hasOutgoing = out
+        digest = ByteDFA.digest(trans, acc)
     }
 
     /// The complement over all byte strings (callers intersect with valid UTF-8 elsewhere).
