@@ -128,7 +128,7 @@ final class LocalRuntime: Sendable {
     /// request builds them cold).
     static let warmGuideBudget = 256 << 20
     /// Guided-decoding state kept warm per compiled grammar.
-    let warmGuides = WarmGuides(budget: LocalRuntime.warmGuideBudget)
+    let warmGuides: WarmGuides
 
     /// Loads (or shares, through `ModelStore.shared`) the model's weights and validates the file.
     /// - Throws: `LocalLanguageModelError.modelLoadFailed` for an unreadable, malformed or
@@ -197,7 +197,9 @@ final class LocalRuntime: Sendable {
             return PooledEngine(pipelined: try PipelinedEngine(scheduler: shared))
         }
         pool = engines
-        metrics = configuration.metrics.map { RuntimeMetrics(registry: $0, scheduler: shared, pool: engines) }
+        let warm = WarmGuides(budget: LocalRuntime.warmGuideBudget)
+        warmGuides = warm
+        metrics = configuration.metrics.map { RuntimeMetrics(registry: $0, scheduler: shared, pool: engines, warmGuides: warm) }
     }
 
     /// One engine's KV-cache bytes: keys and values, for every layer, at every position.

@@ -19,7 +19,7 @@ final class RuntimeMetrics: Sendable {
     /// Buckets for one token mask, 10 µs to 50 ms.
     static let maskBuckets: [Double] = [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05]
 
-    init(registry: MetricsRegistry, scheduler: Scheduler, pool: EnginePool) {
+    init(registry: MetricsRegistry, scheduler: Scheduler, pool: EnginePool, warmGuides: WarmGuides) {
         requests = RequestMetrics(registry: registry)
         grammarCompile = registry.histogram(
             "loom_grammar_compile_seconds", help: "Seconds compiling a JSON Schema or tool set into a grammar (cache misses only).",
@@ -79,6 +79,14 @@ final class RuntimeMetrics: Sendable {
             cache("loom_prompt_cache_evictions_total", "Prompt-cache files removed to stay within the byte budget.") { $0.evictions }
             cache("loom_prompt_cache_bytes", "Bytes of files in the persistent prompt cache directory.", gauge: true) { $0.bytes }
         }
+        func warm(_ name: String, _ help: String, gauge: Bool, _ read: @escaping @Sendable (WarmGuides.Statistics) -> Int) {
+            let source: @Sendable () -> Double? = { [weak warmGuides] in warmGuides.map { Double(read($0.statistics)) } }
+            if gauge { registry.gauge(name, help: help, source: source) } else { registry.counter(name, help: help, source: source) }
+        }
+        warm("loom_grammar_warm_guides", "Matchers kept warm for later requests of their schema.", gauge: true) { $0.guides }
+        warm("loom_grammar_warm_bytes", "Bytes of automata and masks the warm matchers hold.", gauge: true) { $0.bytes }
+        warm("loom_grammar_warm_hits_total", "Guided requests that took a warm matcher.", gauge: false) { $0.hits }
+        warm("loom_grammar_warm_misses_total", "Guided requests that built a cold matcher.", gauge: false) { $0.misses }
         counter("loom_scheduler_steps_total", "Forward passes the scheduler ran.") { Double($0.steps) }
         counter("loom_scheduler_preemptions_total", "Sequences preempted when the KV pool ran out (recomputed later).") {
             Double($0.preemptions)

@@ -73,10 +73,22 @@ final class WarmGuides: Sendable {
         _ = evicted
     }
 
+    /// What the store holds and how often it served.
+    struct Statistics: Sendable {
+        /// Idle guides.
+        var guides: Int
+        /// Bytes they hold.
+        var bytes: Int
+        /// Takes that found a warm guide.
+        var hits: Int
+        /// Takes that built a new one.
+        var misses: Int
+    }
+
     /// Idle guides and their bytes, and how many takes found a warm guide.
-    var statistics: (guides: Int, bytes: Int, hits: Int, misses: Int) {
+    var statistics: Statistics {
         store.withLock { s in
-            (s.idle.values.reduce(0) { $0 + $1.count }, s.bytes, s.hits, s.misses)
+            Statistics(guides: s.idle.values.reduce(0) { $0 + $1.count }, bytes: s.bytes, hits: s.hits, misses: s.misses)
         }
     }
 

@@ -57,6 +57,11 @@ import Testing
         #expect(cached > 0)
         #expect(snapshot.histogram("loom_grammar_compile_seconds")?.count ?? 0 >= 1)
         #expect(snapshot.histogram("loom_grammar_mask_seconds")?.count ?? 0 >= 1)
+        // The one guided request built its matcher cold and left it warm for the next.
+        #expect(snapshot.value("loom_grammar_warm_misses_total") == 1)
+        #expect(snapshot.value("loom_grammar_warm_hits_total") == 0)
+        #expect(snapshot.value("loom_grammar_warm_guides") == 1)
+        #expect(snapshot.value("loom_grammar_warm_bytes") ?? 0 > 0)
         #expect(snapshot.value("loom_sequences_running") == 0)
         #expect(snapshot.value("loom_sequences_queued") == 0)
         let blocks = try #require(snapshot.value("loom_kv_blocks"))
