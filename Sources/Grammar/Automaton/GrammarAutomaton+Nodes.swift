@@ -148,6 +148,14 @@ extension GrammarAutomaton {
             let item: Int32?
             if count < spec.prefix.count { item = spec.prefix[count] } else { item = spec.items }
             if let item { body(.call(item, ret: internAux(b))) }
+            if spec.coverCount > 0, let claims = count < spec.coverPrefix.count ? spec.coverPrefix[count] : spec.coverItems {
+                let claimed = a[cLast]
+                for (j, node) in claims.enumerated() where node >= 0 {
+                    var c = b
+                    c[cLast] = claimed | Int32(j + 1)
+                    body(.call(node, ret: internAux(c)))
+                }
+            }
             if spec.hasContains {
                 let matching: Int32? = count < spec.containsPrefix.count ? spec.containsPrefix[count] : spec.containsItems
                 let cc = Int(a[cLast])
@@ -231,7 +239,8 @@ extension GrammarAutomaton {
                 return internAux(a)
             case 1, 2, 3:
                 if isWS(b) { return s.whitespace ? st : -1 }
-                if b == 0x5D, a[cPhase] != 3, Int(a[cCount]) >= s.minItems, Int(a[cLast]) >= s.minContains || !s.hasContains {
+                if b == 0x5D, a[cPhase] != 3, Int(a[cCount]) >= s.minItems, Int(a[cLast]) >= s.minContains || !s.hasContains,
+                   s.coverCount == 0 || a[cLast] == (1 << Int32(s.coverCount)) - 1 {
                     a[cPhase] = 4
                     return internAux(a)
                 }

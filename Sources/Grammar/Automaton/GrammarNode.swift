@@ -127,6 +127,14 @@ struct ArraySpec: Sendable, Hashable {
     var minContains = 0
     /// -1 for unbounded.
     var maxContains = -1
+    /// Several `contains` schemas, each to be matched by at least one item (no counts): an item
+    /// may claim any set T of them by matching all of T, and the array closes once every one was
+    /// claimed (bit i of the state's `contains` slot). Per prefix position and for the rest, the
+    /// node for each nonempty T, at index T - 1 (-1 when T's conjunction is empty); the plain
+    /// `prefix`/`items` are the items that claim nothing.
+    var coverCount = 0
+    var coverPrefix: [[Int32]] = []
+    var coverItems: [Int32]?
     var whitespace = true
 }
 
