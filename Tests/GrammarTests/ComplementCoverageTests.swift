@@ -129,4 +129,17 @@ import Testing
         #expect(!Replay.accepts(g, #""\udca9""#))
         #expect(!Replay.accepts(g, #""\ud83dx""#))
     }
+
+    /// The complement of `contains` (at least one item matches): an array whose every item fails
+    /// it. `minContains: 0` never fails, so its complement admits nothing; other counts are refused.
+    @Test func complementOfContainsIsEveryItemFailing() throws {
+        let g = try Grammar(jsonSchema: #"{"not":{"contains":{"const":1}}}"#, options: .recognition)
+        for t in ["[]", "[2,3]", "[[1]]"] { #expect(Replay.accepts(g, t), "\(t)") }
+        for t in ["[1]", "[2,1]", "1", "{}", #""a""#] { #expect(!Replay.accepts(g, t), "\(t)") }
+        let never = try Grammar(jsonSchema: #"{"not":{"contains":{"const":1},"minContains":0}}"#, options: .recognition)
+        for t in ["[]", "[1]", "2"] { #expect(!Replay.accepts(never, t), "\(t)") }
+        #expect(throws: GrammarError.self) {
+            _ = try Grammar(jsonSchema: #"{"not":{"contains":{"const":1},"minContains":2}}"#, options: .recognition)
+        }
+    }
 }

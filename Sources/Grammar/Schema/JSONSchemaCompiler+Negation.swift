@@ -129,12 +129,23 @@ extension JSONSchemaCompiler {
                 case "items", "prefixItems", "unevaluatedItems", "unevaluatedProperties":
                     if v == .bool(true) { continue }
                     throw fail(k, "the complement of \(k) is not supported")
+                case "contains":
+                    // No item matches it: every item fails it. Exact for the default count (at
+                    // least one); `minContains: 0` never fails; other counts are not complemented.
+                    let counts = draft >= .draft2019_09
+                    let least = counts ? o["minContains"].map { $0.intValue ?? -1 } ?? 1 : 1
+                    let most = counts ? o["maxContains"] : nil
+                    if least == 0 && most == nil { continue }
+                    guard least == 1, most == nil else {
+                        throw fail(k, "the complement of contains with minContains/maxContains is not supported")
+                    }
+                    parts.append(obj([("type", "array"), ("items", obj([("not", v)]))]))
                 case "uniqueItems":
                     if v == .bool(false) { continue }
                     throw fail(k, "the complement of uniqueItems is not supported")
                 default:
                     if k.hasPrefix("$loom.") || ["if", "dependencies", "dependentRequired", "dependentSchemas",
-                                                  "multipleOf", "contains", "propertyNames", "$dynamicRef", "$recursiveRef"].contains(k) {
+                                                  "multipleOf", "propertyNames", "$dynamicRef", "$recursiveRef"].contains(k) {
                         throw fail(k, "the complement of \(k) is not supported")
                     }
                     continue  // annotation
