@@ -142,4 +142,17 @@ import Testing
             _ = try Grammar(jsonSchema: #"{"not":{"contains":{"const":1},"minContains":2}}"#, options: .recognition)
         }
     }
+
+    /// Two complements of member keywords in one object (`not` of an `anyOf`): some member must
+    /// break each, one member may break both, and the object closes only when both are broken.
+    @Test func twoMemberComplementsNeedAWitnessEach() throws {
+        let schema = #"{"type":"object","not":{"anyOf":[{"properties":{"a":{"type":"string"}}},{"additionalProperties":{"type":"integer"}}]}}"#
+        for options in [JSONSchemaOptions.recognition, JSONSchemaOptions(schemaOrder: false)] {
+            let g = try Grammar(jsonSchema: schema, options: options)
+            for t in [#"{"a":1,"b":"x"}"#, #"{"a":true}"#, #"{"b":"x","a":null}"#] { #expect(Replay.accepts(g, t), "\(t)") }
+            for t in [#"{"a":1}"#, #"{"a":"s","b":"x"}"#, #"{"b":"x"}"#, "{}", "1", #"{"a":1,"b":2}"#] {
+                #expect(!Replay.accepts(g, t), "\(t)")
+            }
+        }
+    }
 }

@@ -28,7 +28,7 @@ extension GrammarAutomaton {
         case .number:
             return internAux([0])
         case .object(let o):
-            return internAux([0, 0, -1] + Array(repeating: 0, count: (o.members.count + (o.needsWitness ? 1 : 0) + 31) / 32))
+            return internAux([0, 0, -1] + Array(repeating: 0, count: (o.members.count + o.witnessCount + 31) / 32))
         case .array(let a):
             // Slot 2 counts items matching `contains`.
             return internAux([0, 0, 0] + Array(repeating: 0, count: ((a.uniqueChoices?.count ?? 0) + 31) / 32))
@@ -101,9 +101,12 @@ extension GrammarAutomaton {
                 if o.schemaOrder { b[cLast] = Int32(i) }
                 setBit(&b, i)
                 body(.call(m, ret: internAux(b)))
-                if o.needsWitness, let w = o.witnessDeclared.firstIndex(of: i) {
-                    setBit(&b, o.members.count)
-                    body(.call(o.witnessDeclaredNodes[w], ret: internAux(b)))
+                if o.needsWitness {
+                    for (w, member) in o.witnessDeclared.enumerated() where member == i {
+                        var c = b
+                        claim(&c, o.witnessDeclaredClaims[w], o)
+                        body(.call(o.witnessDeclaredNodes[w], ret: internAux(c)))
+                    }
                 }
             }
             if !o.extraMembers.isEmpty || !o.witnessExtraMembers.isEmpty {
@@ -117,10 +120,10 @@ extension GrammarAutomaton {
                 if o.schemaOrder { b[cLast] = Int32(o.members.count) }
                 let r = internAux(b)
                 for m in o.extraMembers { body(.call(m, ret: r)) }
-                if !o.witnessExtraMembers.isEmpty {
-                    setBit(&b, o.members.count)
-                    let w = internAux(b)
-                    for m in o.witnessExtraMembers { body(.call(m, ret: w)) }
+                for (w, m) in o.witnessExtraMembers.enumerated() {
+                    var c = b
+                    claim(&c, o.witnessExtraClaims[w], o)
+                    body(.call(m, ret: internAux(c)))
                 }
             }
         case .array(let spec):
@@ -167,6 +170,11 @@ extension GrammarAutomaton {
         }
     }
 
+    /// Sets the seen bits of the witnesses in `claims` (bit j: witness j).
+    private func claim(_ a: inout [Int32], _ claims: Int32, _ o: ObjectSpec) {
+        for j in 0..<o.witnessCount where claims >> Int32(j) & 1 == 1 { setBit(&a, o.members.count + j) }
+    }
+
     @inline(__always) private func bit(_ a: [Int32], _ i: Int) -> Bool {
         (UInt32(bitPattern: a[cSeen + i / 32]) >> UInt32(i % 32)) & 1 == 1
     }
@@ -181,7 +189,7 @@ extension GrammarAutomaton {
             for d in o.dependencies[k] where !bit(a, d) { return false }
         }
         for set in o.forbiddenTogether where set.allSatisfy({ bit(a, $0) }) { return false }
-        if o.needsWitness && !bit(a, o.members.count) { return false }
+        for j in 0..<o.witnessCount where !bit(a, o.members.count + j) { return false }
         return true
     }
 

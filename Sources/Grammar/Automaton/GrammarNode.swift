@@ -93,16 +93,20 @@ struct ObjectSpec: Sendable, Hashable {
     var dependencyKeys: [Int] = []
     /// `not: {required: [...]}`: these member sets must not all be present.
     var forbiddenTogether: [[Int]] = []
-    /// A member the object must have at least once (the complement of `properties`,
-    /// `patternProperties` or `additionalProperties`: some member breaks them). Witnesses are
-    /// counted in one more seen bit, after the declared members' bits.
-    var needsWitness = false
-    /// Declared members that are witnesses too: the member index, and the node for the member
-    /// with a value that also satisfies the witness.
+    /// Members the object must have at least once each (complements of `properties`,
+    /// `patternProperties` or `additionalProperties`: some member breaks them), counted in one
+    /// more seen bit each, after the declared members' bits. A member may witness several at
+    /// once; the object closes when every one has a witness.
+    var witnessCount = 0
+    var needsWitness: Bool { witnessCount > 0 }
+    /// Declared members that are witnesses too: the member index, the node for the member with a
+    /// value that also satisfies the witnesses it claims, and those claims (bit j: witness j).
     var witnessDeclared: [Int] = []
     var witnessDeclaredNodes: [Int32] = []
-    /// Extra members that are witnesses.
+    var witnessDeclaredClaims: [Int32] = []
+    /// Extra members that are witnesses, and the witnesses each claims.
     var witnessExtraMembers: [Int32] = []
+    var witnessExtraClaims: [Int32] = []
     /// Generation preference: declared members only in schema order (extra members after them).
     var schemaOrder = false
     /// Whether JSON whitespace is allowed between the object's tokens.

@@ -18,27 +18,45 @@ extension JSONSchemaCompiler {
         for r in f.required where declared.impossible.contains(r) { return b.add(.fail) }
         let extra = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, patternView: patternViews.first)
         var spec = try objectSpecNode(f, members: declared.members, index: declared.index, extra: extra, pointer: pointer)
-        if let w = f.memberWitnesses.first, case .object(var o) = b.nodes[Int(spec)] {
-            if f.memberWitnesses.count > 1 {
-                try unsupported("not", f.memberWitnesses[1].pointer, "two complements of member keywords in one object")
+        if !f.memberWitnesses.isEmpty, case .object(var o) = b.nodes[Int(spec)] {
+            let witnesses = f.memberWitnesses
+            if witnesses.count > Self.maxWitnesses {
+                try unsupported("not", witnesses[Self.maxWitnesses].pointer,
+                                "more than \(Self.maxWitnesses) complements of member keywords in one object")
             }
-            o.needsWitness = true
-            for (i, name) in names.enumerated() where try witnessKeyAdmitted(w, name) {
-                let schemas = try declaredValueSchemas(name, views: views)
-                if try !keyAdmitted(name, by: nameFacts) || schemas.closedOut { continue }
-                let value = try compileConj(schemas.conj + [w.value], resolved: [])
-                if b.isEmptyLanguage(value) { continue }
-                var key = ""
-                JSONValue.writeString(name, into: &key)
-                o.witnessDeclared.append(i)
-                o.witnessDeclaredNodes.append(b.add(.seq([b.literal(key), ws, b.literal(":"), ws, value])))
+            o.witnessCount = witnesses.count
+            // Each nonempty set of witnesses a member may claim at once: its key qualifies for
+            // all of them and its value breaks all of them.
+            for claims in 1..<Int32(1 << witnesses.count) {
+                let set = witnesses.indices.filter { claims >> Int32($0) & 1 == 1 }.map { witnesses[$0] }
+                for (i, name) in names.enumerated() {
+                    var qualifies = true
+                    for w in set where try !witnessKeyAdmitted(w, name) { qualifies = false }
+                    if !qualifies { continue }
+                    let schemas = try declaredValueSchemas(name, views: views)
+                    if try !keyAdmitted(name, by: nameFacts) || schemas.closedOut { continue }
+                    let value = try compileConj(schemas.conj + set.map(\.value), resolved: [])
+                    if b.isEmptyLanguage(value) { continue }
+                    var key = ""
+                    JSONValue.writeString(name, into: &key)
+                    o.witnessDeclared.append(i)
+                    o.witnessDeclaredNodes.append(b.add(.seq([b.literal(key), ws, b.literal(":"), ws, value])))
+                    o.witnessDeclaredClaims.append(claims)
+                }
+                let extra = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, patternView: patternViews.first, witnesses: set)
+                o.witnessExtraMembers += extra
+                o.witnessExtraClaims += Array(repeating: claims, count: extra.count)
             }
-            o.witnessExtraMembers = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, patternView: patternViews.first, witness: w)
-            // No member can be the witness: the object can never close.
-            spec = o.witnessDeclared.isEmpty && o.witnessExtraMembers.isEmpty ? b.add(.fail) : b.add(.object(o))
+            // Some witness no member can be: the object can never close.
+            let witnessed = (o.witnessDeclaredClaims + o.witnessExtraClaims).reduce(Int32(0)) { $0 | $1 }
+            spec = witnessed != Int32(1 << witnesses.count) - 1 ? b.add(.fail) : b.add(.object(o))
         }
         return spec
     }
+
+    /// Most complements of member keywords one object enforces together (a member node per
+    /// nonempty set of them it may witness at once).
+    static let maxWitnesses = 3
 
     /// Whether a key qualifies as the witness's member.
     mutating func witnessKeyAdmitted(_ w: MemberWitness, _ name: String) throws(GrammarError) -> Bool {
@@ -166,11 +184,11 @@ extension JSONSchemaCompiler {
     /// pattern matches (`additionalProperties`). Members whose value is impossible are left out.
     /// With a `witness`, only the members whose key qualifies for it, with values satisfying it too.
     private mutating func extraMembers(_ f: SchemaFacts, declaredNames names: [String], nameFacts: SchemaFacts?,
-                                       patternView: ObjectView?, witness: MemberWitness? = nil) throws(GrammarError) -> [Int32] {
+                                       patternView: ObjectView?, witnesses: [MemberWitness] = []) throws(GrammarError) -> [Int32] {
         let views = f.objectViews
         var key = try keyConstraint(declaredNames: names, nameFacts: nameFacts)
-        let witnessValue = witness.map { [$0.value] } ?? []
-        if let w = witness {
+        let witnessValue = witnesses.map(\.value)
+        for w in witnesses {
             if !w.excludedNames.isEmpty { key.dfas.append(ByteDFA.excluding(w.excludedNames.map { Array($0.utf8) })) }
             for re in w.excludedPatterns { key.dfas.append(try patternDFA(re, w.pointer).complement) }
             if let re = w.pattern { key.dfas.append(try patternDFA(re, w.pointer)) }
