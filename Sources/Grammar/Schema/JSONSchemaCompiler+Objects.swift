@@ -155,7 +155,7 @@ extension JSONSchemaCompiler {
     }
 
     private mutating func keyConstraint(declaredNames names: [String], nameFacts: SchemaFacts?) throws(GrammarError) -> KeyConstraint {
-        var key = KeyConstraint(dfas: [ByteDFA.excluding(names.map { Array($0.utf8) })])
+        var key = KeyConstraint(dfas: [excluding(names)])
         guard let nf = nameFacts else { return key }
         if nf.impossible { key.allowed = false; return key }
         if let e = nf.enumValues {
@@ -189,7 +189,7 @@ extension JSONSchemaCompiler {
         var key = try keyConstraint(declaredNames: names, nameFacts: nameFacts)
         let witnessValue = witnesses.map(\.value)
         for w in witnesses {
-            if !w.excludedNames.isEmpty { key.dfas.append(ByteDFA.excluding(w.excludedNames.map { Array($0.utf8) })) }
+            if !w.excludedNames.isEmpty { key.dfas.append(excluding(w.excludedNames)) }
             for re in w.excludedPatterns { key.dfas.append(try patternDFA(re, w.pointer).complement) }
             if let re = w.pattern { key.dfas.append(try patternDFA(re, w.pointer)) }
         }

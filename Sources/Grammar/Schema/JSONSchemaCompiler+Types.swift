@@ -186,7 +186,7 @@ extension JSONSchemaCompiler {
             dfas.append(d)
         }
         let excluded = f.notValues.compactMap(\.stringValue)
-        if !excluded.isEmpty { dfas.append(ByteDFA.excluding(excluded.map { Array($0.utf8) })) }
+        if !excluded.isEmpty { dfas.append(excluding(excluded)) }
         return (dfas, maxLength)
     }
 

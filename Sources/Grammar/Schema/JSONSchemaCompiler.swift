@@ -43,9 +43,20 @@ struct JSONSchemaCompiler {
     var regexFailures: [String: GrammarError] = [:]
     /// Compiled patterns by mode and source (schemas repeat patterns across branches).
     var regexCache: [String: ByteDFA] = [:]
+    /// "Every string but these" automata by their strings: an object's key constraint is built
+    /// again for each set of member witnesses and each view of a shared definition.
+    var exclusionCache: [[String]: ByteDFA] = [:]
     /// Compilation recurses with schema nesting and `$ref` chains: this turns running out of the
     /// calling thread's stack into a typed error.
     let stack = StackGuard()
+
+    /// Every byte string except `strings`' UTF-8 (`ByteDFA.excluding`), built once per set.
+    mutating func excluding(_ strings: [String]) -> ByteDFA {
+        if let known = exclusionCache[strings] { return known }
+        let d = ByteDFA.excluding(strings.map { Array($0.utf8) })
+        exclusionCache[strings] = d
+        return d
+    }
 
     mutating func regex(_ p: String, _ mode: RegexMode, keyword: String, pointer: String) throws(GrammarError) -> ByteDFA {
         let key = (mode == .search ? "s:" : "f:") + p
