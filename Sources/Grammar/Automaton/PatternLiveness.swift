@@ -1,3 +1,5 @@
+import LoomJSON
+
 /// Per-state facts about a string pattern's DFA that masks ask again and again: whether the
 /// pattern can still die from a state, and whether one more character can keep it alive.
 ///
@@ -46,19 +48,17 @@ final class PatternLiveness {
         while let p = work.popLast() {
             if universal[p] == 1 { continue }
             let q = Int32(p / PatternLiveness.positions), at = p % PatternLiveness.positions
-            for e in PatternLiveness.utf8Edges where e.from == at {
-                for b in e.lo...e.hi {
-                    let t = dfa.next(q, UInt8(b))
-                    let next = Int(t) * PatternLiveness.positions + e.to
-                    if t < 0 || universal[next] == 0 {
-                        universal[start] = 0
-                        return false
-                    }
-                    if seenIn[next] != stamp {
-                        seenIn[next] = stamp
-                        seen.append(next)
-                        work.append(next)
-                    }
+            for (b, to) in PatternLiveness.utf8Next[at].enumerated() where to >= 0 {
+                let t = dfa.next(q, UInt8(b))
+                let next = Int(t) * PatternLiveness.positions + Int(to)
+                if t < 0 || universal[next] == 0 {
+                    universal[start] = 0
+                    return false
+                }
+                if seenIn[next] != stamp {
+                    seenIn[next] = stamp
+                    seen.append(next)
+                    work.append(next)
                 }
             }
         }
@@ -92,15 +92,25 @@ final class PatternLiveness {
         return live
     }
 
-    /// Positions inside a UTF-8 encoding, with the bytes each takes and where they lead: 0 is
-    /// between scalars; 1, 2, 3 need that many more continuation bytes; 4–7 follow the lead bytes
-    /// E0, ED, F0 and F4, whose first continuation byte is narrower (no overlong forms, no
-    /// surrogates, nothing past U+10FFFF).
-    private static let utf8Edges: [(from: Int, lo: Int, hi: Int, to: Int)] = [
-        (0, 0x00, 0x7F, 0), (0, 0xC2, 0xDF, 1), (0, 0xE0, 0xE0, 4), (0, 0xE1, 0xEC, 2), (0, 0xED, 0xED, 5),
-        (0, 0xEE, 0xEF, 2), (0, 0xF0, 0xF0, 6), (0, 0xF1, 0xF3, 3), (0, 0xF4, 0xF4, 7),
-        (1, 0x80, 0xBF, 0), (2, 0x80, 0xBF, 1), (3, 0x80, 0xBF, 2),
-        (4, 0xA0, 0xBF, 1), (5, 0x80, 0x9F, 1), (6, 0x90, 0xBF, 2), (7, 0x80, 0x8F, 2),
-    ]
+    /// Per UTF-8 position (see `position(need:lo:hi:)`), the position each byte leads to (-1: the
+    /// byte cannot come there), followed from every lead byte `UTF8LeadByte` knows.
+    private static let utf8Next: [[Int8]] = {
+        var table = [[Int8]](repeating: [Int8](repeating: -1, count: 256), count: positions)
+        for b in 0..<256 {
+            guard let lead = UTF8LeadByte(UInt8(b)) else { continue }
+            var need = Int32(lead.continuationCount)
+            var range = lead.firstContinuation
+            var at = position(need: need, lo: Int32(range.lowerBound), hi: Int32(range.upperBound))
+            table[0][b] = Int8(at)
+            while need > 0 {
+                need -= 1
+                let next = position(need: need, lo: 0x80, hi: 0xBF)
+                for c in range { table[at][Int(c)] = Int8(next) }
+                at = next
+                range = 0x80...0xBF
+            }
+        }
+        return table
+    }()
     private static let positions = 8
 }

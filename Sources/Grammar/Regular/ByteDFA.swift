@@ -10,10 +10,10 @@ struct ByteDFA: Sendable, Hashable {
     let accepting: [Bool]
     /// Whether each state has at least one live outgoing byte.
     let hasOutgoing: [Bool]
-    /// A 64-bit digest of the table, so that interning a DFA (grammars keep one copy of each)
-    /// hashes one word: hashing every transition through `Hasher` was a quarter of compiling
-    /// schemas with many "key not in this set" patterns.
-    private let digest: UInt64
+    /// A digest of the table (`InternTable`'s mix), so that interning a DFA (grammars keep one
+    /// copy of each) hashes one word: hashing every transition through `Hasher` was a quarter of
+    /// compiling schemas with many "key not in this set" patterns.
+    private let digest: UInt32
 
     static func == (a: ByteDFA, b: ByteDFA) -> Bool {
         a.digest == b.digest && a.accepting == b.accepting && a.trans == b.trans
@@ -21,13 +21,9 @@ struct ByteDFA: Sendable, Hashable {
 
     func hash(into hasher: inout Hasher) { hasher.combine(digest) }
 
-    private static func digest(_ trans: [Int32], _ accepting: [Bool]) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(accepting.count)
-        trans.withUnsafeBufferPointer { t in
-            for x in t { h = (h ^ UInt64(UInt32(bitPattern: x))) &* 0x0000_0100_0000_01B3 }
-        }
-        for (i, a) in accepting.enumerated() where a { h = (h ^ UInt64(i) ^ 0x9E37_79B9_7F4A_7C15) &* 0x0000_0100_0000_01B3 }
-        return h
+    private static func digest(_ trans: [Int32], _ accepting: [Bool]) -> UInt32 {
+        let accepted = accepting.indices.filter { accepting[$0] }.map { Int32($0) }
+        return InternTable.hash(trans, seed: InternTable.hash(accepted, seed: 0))
     }
 
     /// Number of live states; 0 means the language is empty. The start state is 0.
