@@ -78,8 +78,8 @@ import Testing
     /// The property batching and speculation rest on: a row's result is the same bits whatever
     /// rows share its batch, and every tier computes the scalar reference's bits.
     /// Every batch size a pass over a group can take (1–8 rows, then 8 plus 1–8: the AVX-512
-    /// tier serves two or more rows with 512-bit steps, in pairs, and one row with 256-bit
-    /// steps) gives each row the bits it gets alone from the scalar reference.
+    /// tier serves two or more rows two groups at a time, and one row a group at a time with
+    /// 512-bit steps) gives each row the bits it gets alone from the scalar reference.
     @Test(arguments: formats)
     func everyBatchSizeGivesEachRowItsAloneBits(_ c: QuantCase) {
         let rows = 16, cols = Self.columns(c, 96), maxBatch = 16
@@ -146,29 +146,40 @@ import Testing
     }
 
     /// A thread's share of rows may start or end inside a group of eight: only its rows change,
-    /// and accumulating adds the product once.
+    /// and accumulating adds the product once. Batches of several rows take groups two at a
+    /// time on the AVX-512 tier, so ranges that cut a pair, or leave one group over, are checked
+    /// with one row and with three.
     @Test(arguments: formats)
     func rowRangesWriteOnlyTheirRows(_ c: QuantCase) {
-        let rows = 32, cols = Self.columns(c, 96)
+        let rows = 40, cols = Self.columns(c, 96)
         let m = Self.matrix(c, rows: rows, cols: cols, seed: 29)
-        let x = Self.activations(cols, seed: 30)
-        for tier in availableTiers {
-            let q = Self.quantized(x, cols: cols, batch: 1, tier: tier)
+        for batch in [1, 3] {
+            let x = Self.activations(batch * cols, seed: 30)
+            for tier in availableTiers {
+                let q = Self.quantized(x, cols: cols, batch: batch, tier: tier)
+                let full = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
+                                        stride: q.stride, batch: batch, tier: tier)
+                for range in [3..<21, 8..<40, 0..<29, 13..<16] {
+                    let part = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
+                                            stride: q.stride, batch: batch, tier: tier, range: range, fill: -12345)
+                    for b in 0..<batch {
+                        let row = b * rows
+                        #expect(part[row..<row + range.lowerBound].allSatisfy { $0 == -12345 }, "\(tier) \(range) b \(b)")
+                        #expect(part[row + range.upperBound..<row + rows].allSatisfy { $0 == -12345 }, "\(tier) \(range) b \(b)")
+                        #expect(Array(part[row + range.lowerBound..<row + range.upperBound])
+                                    == Array(full[row + range.lowerBound..<row + range.upperBound]), "\(tier) \(range) b \(b)")
+                    }
+                }
+            }
+            // Accumulation, through the default entry point.
+            let q = Self.quantized(x, cols: cols, batch: batch, tier: loom_isa_active())
+            var y = [Float](repeating: 1, count: batch * rows)
+            loom_matmul_q_accumulate(m.x8, m.packed, m.rowBytes, Int64(cols), nil, 0, q.bytes, q.stride, &y, Int64(rows),
+                                     Int64(batch), 0, Int64(rows))
             let full = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
-                                    stride: q.stride, batch: 1, tier: tier)
-            let part = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes,
-                                    stride: q.stride, batch: 1, tier: tier, range: 3..<21, fill: -12345)
-            #expect(part[0..<3].allSatisfy { $0 == -12345 } && part[21...].allSatisfy { $0 == -12345 })
-            #expect(Array(part[3..<21]) == Array(full[3..<21]))
+                                    stride: q.stride, batch: batch, tier: loom_isa_active())
+            #expect(y == full.map { 1 + $0 }, "batch of \(batch)")
         }
-        // Accumulation, through the default entry point.
-        let q = Self.quantized(x, cols: cols, batch: 1, tier: loom_isa_active())
-        var y = [Float](repeating: 1, count: rows)
-        loom_matmul_q_accumulate(m.x8, m.packed, m.rowBytes, Int64(cols), nil, 0, q.bytes, q.stride, &y, Int64(rows),
-                                 1, 0, Int64(rows))
-        let full = Self.product(m.x8, m.packed, rowBytes: m.rowBytes, rows: rows, cols: cols, xq: q.bytes, stride: q.stride,
-                                batch: 1, tier: loom_isa_active())
-        #expect(y == full.map { 1 + $0 })
     }
 
     /// loom_matmul quantizes wide batches in column chunks, which start inside each group.
