@@ -136,7 +136,7 @@ static void matmul_blas_run(void *p, int ith, int nth) {
 void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t n_rows,
                      const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch, float *scratch) {
     matmul_task t = {type, w, row_bytes, n_cols, n_rows, x, ldx, y, ldy, n_batch, scratch};
-    int blas = n_batch >= loom_blas_min_batch() && (scratch || type == LOOM_TYPE_F32);
+    int blas = n_batch >= loom_blas_min_batch() && (scratch || type == LOOM_TYPE_F32) && !loom_matmul_beats_sgemm(type);
     loom_pool_run_as(pool, LOOM_WORK_PROMPT_PRODUCTS, blas ? matmul_blas_run : matmul_run, &t);
 }
 

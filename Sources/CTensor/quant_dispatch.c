@@ -142,6 +142,15 @@ static void poison(float *y, int64_t ldy, int64_t n_batch, int64_t r_begin, int6
 
 bool loom_type_is_interleaved(int type) { return type_slot(type) >= FIRST_X8_SLOT; }
 
+bool loom_matmul_beats_sgemm(int type) {
+#if defined(__x86_64__)
+    return loom_type_is_interleaved(type) && tier_table(loom_isa_active()) == table_avx512;
+#else
+    (void)type;
+    return false;
+#endif
+}
+
 bool loom_type_is_float(int type) {
     return type == LOOM_TYPE_F32 || type == LOOM_TYPE_F16 || type == LOOM_TYPE_BF16;
 }

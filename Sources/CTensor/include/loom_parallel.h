@@ -39,7 +39,8 @@ size_t loom_par_matmul_scratch_floats(const loom_pool *pool, int64_t n_cols);
 
 /// Y[b*ldy + r] = W_r · X[b*ldx ...] for b < n_batch, r < n_rows. With n_batch >=
 /// loom_blas_min_batch() and `scratch` (loom_par_matmul_scratch_floats floats) it dequantizes
-/// weight tiles to F32 and calls loom_sgemm on each thread; otherwise it runs loom_matmul.
+/// weight tiles to F32 and calls loom_sgemm on each thread, unless loom_matmul_beats_sgemm(type);
+/// otherwise it runs loom_matmul.
 void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t n_rows,
                      const float *x, int64_t ldx, float *y, int64_t ldy, int64_t n_batch, float *scratch);
 

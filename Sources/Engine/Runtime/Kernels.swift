@@ -18,7 +18,7 @@ enum Kernels {
 
     /// `y[b*ldy + r] = W_r · x[b*ldx ...]` for every row r of `w` and b in 0..<batch: matvec for
     /// one token, quantized matmul for small batches, dequantized tiles through sgemm from
-    /// `loom_blas_min_batch()` tokens.
+    /// `loom_blas_min_batch()` tokens where sgemm is the faster (`loom_matmul_beats_sgemm`).
     @inline(__always)
     static func matmul(_ pool: ThreadPool, _ w: WeightMatrix, x: UnsafePointer<Float>, ldx: Int,
                        y: UnsafeMutablePointer<Float>, ldy: Int, batch: Int, scratch: UnsafeMutablePointer<Float>) {

@@ -105,14 +105,16 @@ import Testing
     /// within it on the files whose weights are exact (synth-llama-f32/-f16, -qwen2-f32,
     /// -qwen3-f32, -phi3-f32, -gemma3-f32): there llama.cpp's whole deviation is its F16 cache,
     /// which rounds 8 bits finer than Q8_0 (Q8_0 max |Δ| 0.014 against 0.0019 on synth-llama-f32,
-    /// 0.17 against 0.032 on synth-gemma3-f32); nor on synth-gemma3-q8_0, whose max and mean are
-    /// within but whose top-1 agrees on 44 of 45 confident positions (llama.cpp: 45). stories260K's
-    /// 8-value heads cannot be Q8_0 at all.
+    /// 0.17 against 0.032 on synth-gemma3-f32); nor on synth-gemma3-q8_0 and synth-qwen3-q8_0,
+    /// whose max and mean are within but whose top-1 agrees on 44 of 45 and 43 of 44 confident
+    /// positions (llama.cpp: all; synth-qwen3-q8_0's max 0.071 and mean 0.015 against 0.179 and
+    /// 0.029, its one flip since prompts take the integer products on the AVX-512 tier).
+    /// stories260K's 8-value heads cannot be Q8_0 at all.
     static let withinLlamaCpp = [
         "smollm2-135m-q4_1-paris", "gemma3-270m-q4_k_m", "synth-llama-bf16", "synth-llama-q2_k", "synth-llama-q3_k_m",
         "synth-llama-q4_0", "synth-llama-q4_1", "synth-llama-q4_k_m", "synth-llama-q4_k_s", "synth-llama-q5_0",
         "synth-llama-q5_1", "synth-llama-q5_k_m", "synth-llama-q6_k", "synth-llama-q8_0", "synth-qwen2-q8_0",
-        "synth-qwen3-q8_0", "synth-phi3-q8_0", "synth-gemma3-q4_k_m",
+        "synth-phi3-q8_0", "synth-gemma3-q4_k_m",
     ]
 
     @Test(arguments: withinLlamaCpp)
