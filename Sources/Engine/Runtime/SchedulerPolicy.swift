@@ -29,8 +29,12 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// in it waits for, and a full batch keeps the machine busy without them (0: never).
     public var speculationMaxSequences: Int
 
-    /// A policy; the defaults decode 8 sequences together with 64-token prompt chunks.
-    public init(maxSequences: Int = 8, prefillChunk: Int = 64, maxPrefillTokensPerStep: Int = 64, blockSize: Int = 16,
+    /// A policy; the defaults decode 8 sequences together with 32-token prompt chunks, one per
+    /// step. (A 32-token chunk costs a lone prompt about 5% of its time to first token against
+    /// 64-token chunks, and halves the longest step the streams already running wait for: with 7
+    /// streams running on SmolLM2, their inter-token p50 while a 1,000-token prompt is read went
+    /// from ~70 to ~41 ms.)
+    public init(maxSequences: Int = 8, prefillChunk: Int = 32, maxPrefillTokensPerStep: Int = 32, blockSize: Int = 16,
                 kvBudgetBytes: Int? = nil, callerWindowMicroseconds: Int = 2000,
                 housekeepingIntervalMicroseconds: Int = 50_000, speculationMaxSequences: Int = 2) {
         self.maxSequences = maxSequences
