@@ -8,8 +8,10 @@ enum BenchCommand: LoomCommand {
                loom bench kernels [--json] [--isa scalar|avx2|avx512] [--size-mb N]
                loom bench kernels --rows N[,N…] [-m MODEL] [--json] [--isa TIER]
           kernels            read bandwidth, matvec weight GB/s per type (1 and 2 threads, and
-                             in L2 on 1 thread), single-threaded sgemm GFLOP/s
-          --json             print {"read_bandwidth_gbps", "matvec": [{"type", "gbps", "share",
+                             in L2 on 1 thread) in the layout a loaded model decodes with
+                             (interleaved by eight where the type has that form), single-threaded
+                             sgemm GFLOP/s
+          --json             print {"read_bandwidth_gbps", "matvec": [{"type", "layout", "gbps", "share",
                              "gbps_1thread", "share_1thread", "gbps_in_cache_1thread"}],
                              "sgemm_gflops", "blas_core", "isa"} (gbps/share: 2 threads)
           --isa TIER         kernel tier to measure (default: the best this machine runs)

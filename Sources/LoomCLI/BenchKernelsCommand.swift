@@ -11,10 +11,14 @@ import Glibc
 /// token: the kernels should run at the speed the memory delivers bytes. This measures that
 /// speed (a streaming read, 1 and 2 threads), then each weight type's matvec over a matrix far
 /// larger than the last-level cache, reported as weight bytes per second and as a share of the
-/// read bandwidth, and finally single-threaded sgemm GFLOP/s (the prompt path).
+/// read bandwidth, and finally single-threaded sgemm GFLOP/s (the prompt path). A type is
+/// measured in the layout a loaded model decodes with: rows interleaved by eight where the type
+/// has that form (`Weights` repacks those matrices at load), its file rows otherwise.
 enum BenchKernels {
     struct MatvecResult {
         let type: String
+        /// "interleaved" (rows by eight, as a loaded model holds the type) or "rows".
+        let layout: String
         let gbps1: Double
         let gbps2: Double
         /// Single thread over a 256 KiB slice that stays in L2: the kernel's compute ceiling,
@@ -87,9 +91,12 @@ enum BenchKernels {
         let x = UnsafeMutablePointer<Float>.allocate(capacity: matvecColumns)
         defer { x.deallocate() }
         for i in 0..<matvecColumns { x[i] = Float(sin(Double(i) * 0.37)) }
+        // The interleaved copy of each type that has one, made from the same bytes.
+        guard let packed = aligned(bytes) else { throw RuntimeError("cannot allocate \(bytes >> 20) MiB") }
+        defer { free(packed) }
         for type in types {
             if progress { StandardError.line("matvec \(String(cString: loom_type_name(type)))…") }
-            m.results.append(matvec(type, raw, bytes, x, pool1, pool2))
+            m.results.append(matvec(type, raw, packed, bytes, x, pool1, pool2))
             m.read1 = max(m.read1, readBandwidth(pool1, raw, bytes, repeats: 1))
             m.read2 = max(m.read2, readBandwidth(pool2, raw, bytes, repeats: 1))
         }
@@ -97,12 +104,21 @@ enum BenchKernels {
         return m
     }
 
-    /// One weight type's matvec over `bytes` of weights: 1 and 2 threads, then in L2 on 1 thread.
-    static func matvec(_ type: Int32, _ raw: UnsafeMutableRawPointer, _ bytes: Int, _ x: UnsafeMutablePointer<Float>,
-                       _ pool1: OpaquePointer, _ pool2: OpaquePointer) -> MatvecResult {
+    /// One weight type's matvec over `bytes` of weights, in the layout decode uses (repacked into
+    /// `packed` where the type interleaves): 1 and 2 threads, then in L2 on 1 thread.
+    static func matvec(_ fileType: Int32, _ raw: UnsafeMutableRawPointer, _ packed: UnsafeMutableRawPointer, _ bytes: Int,
+                       _ x: UnsafeMutablePointer<Float>, _ pool1: OpaquePointer, _ pool2: OpaquePointer) -> MatvecResult {
         let nCols = matvecColumns
-        let rowBytes = loom_row_bytes(type, Int64(nCols))
-        let rows = bytes / rowBytes
+        let rowBytes = loom_row_bytes(fileType, Int64(nCols))
+        let rows = bytes / rowBytes / 8 * 8
+        var type = fileType, raw = raw
+        if loom_repack_x8_type(fileType) >= 0 {
+            let x8 = loom_repack_x8(fileType, raw, rowBytes, Int64(rows), Int64(nCols), packed)
+            if x8 >= 0 {
+                type = x8
+                raw = packed
+            }
+        }
         let y = UnsafeMutablePointer<Float>.allocate(capacity: rows)
         defer { y.deallocate() }
         let matrixBytes = Double(rows * rowBytes)
@@ -117,7 +133,7 @@ enum BenchKernels {
             return matrixBytes / best / 1e9
         }
         func cached() -> Double {
-            let cachedRows = max(1, (256 << 10) / rowBytes)
+            let cachedRows = max(8, (256 << 10) / rowBytes / 8 * 8)
             let reps = 64
             loom_matvec(type, raw, rowBytes, Int64(nCols), x, y, 0, Int64(cachedRows))
             var best = Double.infinity
@@ -128,15 +144,17 @@ enum BenchKernels {
             }
             return Double(cachedRows * rowBytes * reps) / best / 1e9
         }
-        let name = String(cString: loom_type_name(type))
-        return MatvecResult(type: name, gbps1: timed(pool1), gbps2: timed(pool2), gbpsCached: cached())
+        let name = String(cString: loom_type_name(fileType))
+        return MatvecResult(type: name, layout: type == fileType ? "rows" : "interleaved", gbps1: timed(pool1),
+                            gbps2: timed(pool2), gbpsCached: cached())
     }
 
     static func jsonReport(_ m: Measurement, sizeMB: Int) -> JSONValue {
         func num(_ v: Double) -> JSONValue { .number(JSONNumber((v * 100).rounded() / 100)) }
         let matvec: [JSONValue] = m.results.map { r in
             .object(JSONObject([
-                ("type", .string(r.type)), ("gbps", num(r.gbps2)), ("share", num(r.gbps2 / m.readBest)),
+                ("type", .string(r.type)), ("layout", .string(r.layout)), ("gbps", num(r.gbps2)),
+                ("share", num(r.gbps2 / m.readBest)),
                 ("gbps_1thread", num(r.gbps1)), ("share_1thread", num(r.gbps1 / m.read1)),
                 ("gbps_in_cache_1thread", num(r.gbpsCached)),
             ]))
@@ -157,9 +175,11 @@ enum BenchKernels {
     static func textReport(_ m: Measurement, sizeMB: Int) -> String {
         var out = "kernel tier: \(m.isa)   matrix: \(sizeMB) MiB, \(matvecColumns) columns\n"
         out += "read bandwidth: \(fmt(m.read1)) GB/s (1 thread), \(fmt(m.read2)) GB/s (2 threads)\n\n"
-        out += "matvec   1 thread          2 threads         in L2, 1 thread (compute ceiling)\n"
+        out += "matvec (·x8: rows interleaved by eight, as a loaded model holds the type)\n"
+        out += "         1 thread          2 threads         in L2, 1 thread (compute ceiling)\n"
         for r in m.results {
-            out += r.type.padding(8) + " \(fmt(r.gbps1)) GB/s (\(pct(r.gbps1 / m.read1)))".padding(18)
+            out += (r.type + (r.layout == "interleaved" ? "·x8" : "")).padding(8)
+            out += " \(fmt(r.gbps1)) GB/s (\(pct(r.gbps1 / m.read1)))".padding(18)
             out += "\(fmt(r.gbps2)) GB/s (\(pct(r.gbps2 / m.readBest)))".padding(18)
             out += "\(fmt(r.gbpsCached)) GB/s\n"
         }
