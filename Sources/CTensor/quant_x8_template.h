@@ -434,6 +434,30 @@ X8_INLINE void x8_store(const float out[8], float *y, int64_t g, int64_t r0, int
 /// Most activation rows one pass over the weights serves; larger batches take one pass per 32.
 #define X8_BATCH 32
 
+/// Calls CALL(NB) with NB = n (1 … X8_ROWS) as a compile-time constant, so each row count gets
+/// a loop with every argument that shapes it a constant.
+#if X8_ROWS > 4
+#define X8_BY_ROWS(n, CALL)                                                                          \
+    switch (n) {                                                                                    \
+    case 8: CALL(8); break;                                                                         \
+    case 7: CALL(7); break;                                                                         \
+    case 6: CALL(6); break;                                                                         \
+    case 5: CALL(5); break;                                                                         \
+    case 4: CALL(4); break;                                                                         \
+    case 3: CALL(3); break;                                                                         \
+    case 2: CALL(2); break;                                                                         \
+    default: CALL(1); break;                                                                        \
+    }
+#else
+#define X8_BY_ROWS(n, CALL)                                                                          \
+    switch (n) {                                                                                    \
+    case 4: CALL(4); break;                                                                         \
+    case 3: CALL(3); break;                                                                         \
+    case 2: CALL(2); break;                                                                         \
+    default: CALL(1); break;                                                                        \
+    }
+#endif
+
 /// Groups in row order (in pairs for batches on the wide tiers); each group's blocks (a few
 /// KiB) stay in L1 while every pass of X8_ROWS activation rows reads them, so the weights
 /// stream from memory once per 32 rows.
@@ -442,18 +466,21 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     const int64_t nchunks = n_cols / 32;
     loom_a16 a[X8_BATCH];
     float out[X8_ROWS][8] __attribute__((aligned(32)));
-    size_t ahead = X8_PREFETCH_AHEAD;
+    float out_b[X8_ROWS][8] __attribute__((aligned(32)));
 #ifdef X8_WIDE
-    // Pairs of groups read two groups side by side, so a pair prefetches the same bytes of the
-    // pair a whole number of pairs ahead: every line is asked for once, at least
-    // X8_PREFETCH_AHEAD before it is read.
+    const int pairs = nb > 1;
+#else
+    const int pairs = 0;
+#endif
+    // A pair reads two groups side by side, so it prefetches the same bytes of the pair a whole
+    // number of pairs ahead: every line is asked for once, at least X8_PREFETCH_AHEAD before it
+    // is read.
     const size_t pair_bytes = 16 * row_bytes;
     const size_t pair_ahead = (X8_PREFETCH_AHEAD + pair_bytes - 1) / pair_bytes * pair_bytes;
-    if (nb > 1) ahead = pair_ahead;
-#endif
-    // The loop prefetches `ahead` bytes ahead of the block it reads, so the first bytes of
-    // this share would arrive one miss at a time: ask for all of them at once.
+    // The loop prefetches that far ahead of the block it reads, so the first bytes of this
+    // share would arrive one miss at a time: ask for all of them at once.
     {
+        const size_t ahead = pairs ? pair_ahead : X8_PREFETCH_AHEAD;
         const char *first = (const char *)w + (size_t)(r0 / 8) * 8 * row_bytes;
         const size_t share = (size_t)((r1 + 7) / 8 - r0 / 8) * 8 * row_bytes;
         const size_t ramp = share < ahead ? share : ahead;
@@ -462,52 +489,31 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     for (int64_t b0 = 0; b0 < nb; b0 += X8_BATCH) {
         const int nbatch = nb - b0 < X8_BATCH ? (int)(nb - b0) : X8_BATCH;
         for (int k = 0; k < nbatch; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(b0 + k) * xq_stride, n_cols);
-        for (int64_t g = r0 / 8; 8 * g < r1; g++) {
+        for (int64_t g = r0 / 8; 8 * g < r1;) {
             const uint8_t *bp = (const uint8_t *)w + (size_t)g * 8 * row_bytes;
-#ifdef X8_WIDE
-            if (nbatch > 1 && 8 * (g + 1) < r1) {
-                float out_b[X8_ROWS][8] __attribute__((aligned(32)));
-                const uint8_t *bq = bp + 8 * row_bytes;
-                for (int k0 = 0; k0 < nbatch; k0 += X8_ROWS) {
-                    const int n = nbatch - k0 < X8_ROWS ? nbatch - k0 : X8_ROWS;
-                    const loom_a16 *ak = a + k0;
-                    switch (n) {
-                    case 8: x8_group_pair(T, 8, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    case 7: x8_group_pair(T, 7, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    case 6: x8_group_pair(T, 6, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    case 5: x8_group_pair(T, 5, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    case 4: x8_group_pair(T, 4, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    case 3: x8_group_pair(T, 3, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    case 2: x8_group_pair(T, 2, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    default: x8_group_pair(T, 1, bp, bq, nchunks, ak, out, out_b, k0 == 0 ? pair_ahead : 0); break;
-                    }
-                    for (int k = 0; k < n; k++) {
-                        x8_store(out[k], y + (b0 + k0 + k) * ldy, g, r0, r1, accumulate);
-                        x8_store(out_b[k], y + (b0 + k0 + k) * ldy, g + 1, r0, r1, accumulate);
-                    }
-                }
-                g++;
-                continue;
-            }
-#endif
+            const int pair = pairs && nbatch > 1 && 8 * (g + 1) < r1;
             for (int k0 = 0; k0 < nbatch; k0 += X8_ROWS) {
                 const int n = nbatch - k0 < X8_ROWS ? nbatch - k0 : X8_ROWS;
                 const loom_a16 *ak = a + k0;
-                // Each row count gets a call with every argument that shapes the loop a constant.
-                switch (n) {
-#if X8_ROWS > 4
-                case 8: x8_group_rows(T, 8, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
-                case 7: x8_group_rows(T, 7, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
-                case 6: x8_group_rows(T, 6, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
-                case 5: x8_group_rows(T, 5, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
+                const size_t pf = k0 > 0 ? 0 : pair ? pair_ahead : X8_PREFETCH_AHEAD;
+#define X8_ONE(NB) x8_group_rows(T, NB, bp, nchunks, ak, out, pf)
+#define X8_PAIR(NB) x8_group_pair(T, NB, bp, bp + 8 * row_bytes, nchunks, ak, out, out_b, pf)
+#ifdef X8_WIDE
+                if (pair) {
+                    X8_BY_ROWS(n, X8_PAIR)
+                } else
 #endif
-                case 4: x8_group_rows(T, 4, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
-                case 3: x8_group_rows(T, 3, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
-                case 2: x8_group_rows(T, 2, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
-                default: x8_group_rows(T, 1, bp, nchunks, ak, out, k0 == 0 ? X8_PREFETCH_AHEAD : 0); break;
+                {
+                    X8_BY_ROWS(n, X8_ONE)
                 }
-                for (int k = 0; k < n; k++) x8_store(out[k], y + (b0 + k0 + k) * ldy, g, r0, r1, accumulate);
+#undef X8_ONE
+#undef X8_PAIR
+                for (int k = 0; k < n; k++) {
+                    x8_store(out[k], y + (b0 + k0 + k) * ldy, g, r0, r1, accumulate);
+                    if (pair) x8_store(out_b[k], y + (b0 + k0 + k) * ldy, g + 1, r0, r1, accumulate);
+                }
             }
+            g += pair ? 2 : 1;
         }
     }
 }

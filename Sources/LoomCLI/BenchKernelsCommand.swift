@@ -111,14 +111,9 @@ enum BenchKernels {
         let nCols = matvecColumns
         let rowBytes = loom_row_bytes(fileType, Int64(nCols))
         let rows = bytes / rowBytes / 8 * 8
-        var type = fileType, raw = raw
-        if loom_repack_x8_type(fileType) >= 0 {
-            let x8 = loom_repack_x8(fileType, raw, rowBytes, Int64(rows), Int64(nCols), packed)
-            if x8 >= 0 {
-                type = x8
-                raw = packed
-            }
-        }
+        // -1, nothing written, for a type without an interleaved form.
+        let x8 = loom_repack_x8(fileType, raw, rowBytes, Int64(rows), Int64(nCols), packed)
+        let (type, raw) = x8 >= 0 ? (x8, packed) : (fileType, raw)
         let y = UnsafeMutablePointer<Float>.allocate(capacity: rows)
         defer { y.deallocate() }
         let matrixBytes = Double(rows * rowBytes)
