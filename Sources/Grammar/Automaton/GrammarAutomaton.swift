@@ -102,6 +102,9 @@ final class GrammarAutomaton {
         patternLiveness(spec.dfas[k]).isUniversal(a[8 + k], at: PatternLiveness.position(need: a[1], lo: a[2], hi: a[3]))
     }
 
+    /// Trie subtrees isolated string walks have taken, shared across pattern states.
+    let stringSubtrees = StringSubtreeMemo()
+
     /// The longest token of the vocabulary the masks are computed over (set by the matcher before
     /// the first mask; isolated string states are canonicalised relative to it).
     var isolationTokenBytes = Int(Int32.max / 2)
@@ -152,7 +155,7 @@ final class GrammarAutomaton {
         for r in cfgReady { bytes += r.count * MemoryLayout<Int32>.stride }
         bytes += stNode.count * 3 * MemoryLayout<Int32>.stride * 3
         for a in aux { bytes += 64 + a.count * MemoryLayout<Int32>.stride * 2 }
-        return bytes
+        return bytes + stringSubtrees.retainedBytes
     }
 
     // MARK: - Interning

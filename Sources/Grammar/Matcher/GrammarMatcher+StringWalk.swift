@@ -23,6 +23,8 @@ struct StringWalkSpec {
     /// `StringSpec.tracksValue`: `\u` escapes are decoded, and a surrogate pair counts once.
     var tracksValue = false
     var tables: (UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) = (nil, nil, nil, nil)
+    /// The grammar's ids of those patterns (-1 past `dfaCount`).
+    var dfaIds = SIMD4<Int32>(repeating: -1)
 
     static let maxDFAs = 4
 
@@ -33,6 +35,41 @@ struct StringWalkSpec {
         case 2: return tables.2!
         default: return tables.3!
         }
+    }
+}
+
+/// How a string walk advances its patterns' states by one byte; false when a pattern dies.
+protocol StringPatternFeed {
+    func feed(_ states: inout SIMD4<Int32>, _ b: UInt8) -> Bool
+}
+
+/// A string without constraining patterns.
+struct NoPatterns: StringPatternFeed {
+    @inline(__always) func feed(_ states: inout SIMD4<Int32>, _ b: UInt8) -> Bool { true }
+}
+
+/// One pattern, its table held directly (the common case: a `pattern` or a `format`).
+struct OnePattern: StringPatternFeed {
+    let table: UnsafePointer<Int32>
+    @inline(__always) func feed(_ states: inout SIMD4<Int32>, _ b: UInt8) -> Bool {
+        let t = table[Int(states[0]) &* 256 &+ Int(b)]
+        states[0] = t
+        return t >= 0
+    }
+}
+
+/// Any number of patterns (up to `StringWalkSpec.maxDFAs`), read from the spec.
+struct SpecPatterns: StringPatternFeed {
+    let spec: StringWalkSpec
+    @inline(__always) func feed(_ states: inout SIMD4<Int32>, _ b: UInt8) -> Bool {
+        var k = 0
+        while k < spec.dfaCount {
+            let t = spec.table(k)[Int(states[k]) &* 256 &+ Int(b)]
+            if t < 0 { return false }
+            states[k] = t
+            k += 1
+        }
+        return true
     }
 }
 
@@ -49,15 +86,11 @@ extension StringWalkState {
     }
 
     @inline(__always) private mutating func feed(_ spec: StringWalkSpec, _ b: UInt8) -> Bool {
-        if spec.dfaCount == 0 { return true }
-        var k = 0
-        while k < spec.dfaCount {
-            let t = spec.table(k)[Int(dfa[k]) &* 256 &+ Int(b)]
-            if t < 0 { return false }
-            dfa[k] = t
-            k += 1
-        }
-        return true
+        feed(SpecPatterns(spec: spec), b)
+    }
+
+    @inline(__always) private mutating func feed<P: StringPatternFeed>(_ patterns: P, _ b: UInt8) -> Bool {
+        patterns.feed(&dfa, b)
     }
 
     /// Whether some scalar in `lo...hi` keeps every pattern live from this state's pattern states.
@@ -88,6 +121,12 @@ extension StringWalkState {
     /// Consumes one byte as the isolated string frame would; false when the frame rejects it or
     /// would close (closing over the sentinel is a dead end).
     @inline(__always) mutating func step(_ b: UInt8, _ spec: StringWalkSpec) -> Bool {
+        step(b, spec, SpecPatterns(spec: spec))
+    }
+
+    /// `step` with the patterns' transitions specialised (`fillStringMask` picks the feed once
+    /// per walk, so the common cases run without a loop over pattern tables per byte).
+    @inline(__always) mutating func step<P: StringPatternFeed>(_ b: UInt8, _ spec: StringWalkSpec, _ patterns: P) -> Bool {
         let tracksValue = spec.tracksValue
         switch phase {
         case pOpen:
@@ -101,7 +140,7 @@ extension StringWalkState {
                 lo = 0x80
                 hi = 0xBF
                 if need == 0 { lo = 0; hi = 0 }
-                return feed(spec, b)
+                return feed(patterns, b)
             }
             if b == 0x22 { return false }
             if b == 0x5C {
@@ -113,7 +152,7 @@ extension StringWalkState {
             if b < 0x20 { return false }
             guard let lead = UTF8LeadByte(b) else { return false }
             if !countChar(spec) { return false }
-            if !feed(spec, b) { return false }
+            if !feed(patterns, b) { return false }
             if lead.continuationCount > 0 {
                 need = Int32(lead.continuationCount)
                 lo = Int32(lead.firstContinuation.lowerBound)
@@ -128,7 +167,7 @@ extension StringWalkState {
                 return true
             }
             guard let decoded = JSONEscape.unescape(b) else { return false }
-            if !feed(spec, decoded) { return false }
+            if !feed(patterns, decoded) { return false }
             phase = pContent
             return true
         case pHex, pLowHex:
@@ -162,15 +201,15 @@ extension StringWalkState {
             }
             // UTF-8 of the code point, fed byte by byte (the escape counted as it started).
             if cp < 0x80 {
-                if !feed(spec, UInt8(cp)) { return false }
+                if !feed(patterns, UInt8(cp)) { return false }
             } else if cp < 0x800 {
-                if !feed(spec, UInt8(0xC0 | (cp >> 6))) || !feed(spec, UInt8(0x80 | (cp & 0x3F))) { return false }
+                if !feed(patterns, UInt8(0xC0 | (cp >> 6))) || !feed(patterns, UInt8(0x80 | (cp & 0x3F))) { return false }
             } else if cp < 0x10000 {
-                if !feed(spec, UInt8(0xE0 | (cp >> 12))) || !feed(spec, UInt8(0x80 | ((cp >> 6) & 0x3F)))
-                    || !feed(spec, UInt8(0x80 | (cp & 0x3F))) { return false }
+                if !feed(patterns, UInt8(0xE0 | (cp >> 12))) || !feed(patterns, UInt8(0x80 | ((cp >> 6) & 0x3F)))
+                    || !feed(patterns, UInt8(0x80 | (cp & 0x3F))) { return false }
             } else {
-                if !feed(spec, UInt8(0xF0 | (cp >> 18))) || !feed(spec, UInt8(0x80 | ((cp >> 12) & 0x3F)))
-                    || !feed(spec, UInt8(0x80 | ((cp >> 6) & 0x3F))) || !feed(spec, UInt8(0x80 | (cp & 0x3F))) { return false }
+                if !feed(patterns, UInt8(0xF0 | (cp >> 18))) || !feed(patterns, UInt8(0x80 | ((cp >> 12) & 0x3F)))
+                    || !feed(patterns, UInt8(0x80 | ((cp >> 6) & 0x3F))) || !feed(patterns, UInt8(0x80 | (cp & 0x3F))) { return false }
             }
             cp = 0
             phase = pContent
@@ -191,17 +230,84 @@ extension StringWalkState {
 
 extension GrammarMatcher {
     /// ORs into `out` the tokens of `trie` that the lone string frame takes without closing.
+    /// With `memo`, large subtrees come from (and go to) the automaton's `StringSubtreeMemo`.
     func fillStringMask(_ spec: StringWalkSpec, _ start: StringWalkState, _ out: UnsafeMutablePointer<UInt64>,
-                        _ trie: TokenTrie, _ states: UnsafeMutablePointer<StringWalkState>) {
-        let n = trie.nodeCount
-        let byte = trie.byte, depth = trie.depth, skip = trie.skip
-        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
+                        _ trie: TokenTrie, _ states: UnsafeMutablePointer<StringWalkState>,
+                        memo: StringSubtreeMemo? = nil) {
+        switch spec.dfaCount {
+        case 0: fillStringMask(spec, NoPatterns(), start, out, trie, states, memo)
+        case 1: fillStringMask(spec, OnePattern(table: spec.table(0)), start, out, trie, states, memo)
+        default: fillStringMask(spec, SpecPatterns(spec: spec), start, out, trie, states, memo)
+        }
+    }
+
+    private func fillStringMask<P: StringPatternFeed>(_ spec: StringWalkSpec, _ patterns: P, _ start: StringWalkState,
+                                                      _ out: UnsafeMutablePointer<UInt64>, _ trie: TokenTrie,
+                                                      _ states: UnsafeMutablePointer<StringWalkState>, _ memo: StringSubtreeMemo?) {
         states[0] = start
+        let shape = memo?.shape(StringSubtreeMemo.Shape(dfas: spec.dfaIds, dfaCount: spec.dfaCount,
+                                                        maxLength: spec.maxLength, tracksValue: spec.tracksValue))
+        guard let memo, let shape, memo.worthUsing(shape) else {
+            walkString(spec, patterns, from: 0, to: trie.nodeCount, out, trie, states, record: nil, base: 0)
+            return
+        }
+        var lanes: [DFAHorizonClasses] = []
+        for k in 0..<spec.dfaCount {
+            let d = spec.dfaIds[k]
+            lanes.append(memo.horizonClasses(d, table: spec.table(k), stateCount: automaton.dfas[Int(d)].stateCount))
+        }
+        let n = trie.nodeCount
+        let byte = trie.byte, depth = trie.depth, skip = trie.skip, height = trie.height
+        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
+        let record = subtreeScratch
         var i = 0
         while i < n {
             let d = Int(depth[i])
             var s = states[d - 1]
-            if !s.step(byte[i], spec) {
+            if !s.advance(byte[i], spec, patterns) {
+                i = Int(skip[i])
+                continue
+            }
+            let h = height[i]
+            let first = Int(ts[i])
+            let count = trie.subtreeTokenEnd(i) - first
+            if h <= StringSubtreeMemo.maxHeight && count >= StringSubtreeMemo.minTokens {
+                let horizon = Int(h) + StringSubtreeMemo.lookahead
+                var key = StringSubtreeMemo.Key(shape: shape, node: Int32(i), phase: s.phase, need: s.need, lo: s.lo, hi: s.hi,
+                                                hexCount: s.hexCount, hex: s.hex, high: s.high, remaining: -1,
+                                                classes: SIMD4(repeating: -1))
+                if spec.maxLength >= 0 {
+                    let left = spec.maxLength - s.length
+                    key.remaining = left > Int32(horizon) ? -1 : left
+                }
+                for k in 0..<lanes.count { key.classes[k] = lanes[k].classes(atHorizon: horizon)[Int(s.dfa[k])] }
+                let words = (count + 63) >> 6
+                let found = memo.lookup(key)
+                memo.count(shape, hit: found != nil)
+                if let at = found {
+                    memo.bits.withUnsafeBufferPointer { all in
+                        for w in 0..<words {
+                            var m = all[at + w]
+                            while m != 0 {
+                                let t = Int(toks[first + (w << 6) + m.trailingZeroBitCount])
+                                out[t >> 6] |= 1 << UInt64(t & 63)
+                                m &= m &- 1
+                            }
+                        }
+                    }
+                } else {
+                    record.initialize(repeating: 0, count: words)
+                    states[d] = s
+                    var k = first
+                    while k < Int(te[i]) {
+                        let t = Int(toks[k])
+                        out[t >> 6] |= 1 << UInt64(t & 63)
+                        record[(k - first) >> 6] |= 1 << UInt64((k - first) & 63)
+                        k += 1
+                    }
+                    walkString(spec, patterns, from: i + 1, to: Int(skip[i]), out, trie, states, record: record, base: first)
+                    if memo.hasRoom(words) { memo.store(key, record, words: words) }
+                }
                 i = Int(skip[i])
                 continue
             }
@@ -215,6 +321,55 @@ extension GrammarMatcher {
             }
             i += 1
         }
+    }
+
+    /// The plain walk over nodes `from ..< to` (parents' states already in `states`), specialised
+    /// per pattern feed. With `record`, each token taken also sets its bit at `tokens` index − `base`.
+    @inline(__always)
+    private func walkString<P: StringPatternFeed>(_ spec: StringWalkSpec, _ patterns: P, from: Int, to n: Int,
+                                                  _ out: UnsafeMutablePointer<UInt64>, _ trie: TokenTrie,
+                                                  _ states: UnsafeMutablePointer<StringWalkState>,
+                                                  record: UnsafeMutablePointer<UInt64>?, base: Int) {
+        let byte = trie.byte, depth = trie.depth, skip = trie.skip
+        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
+        var i = from
+        while i < n {
+            let d = Int(depth[i])
+            var s = states[d - 1]
+            if !s.advance(byte[i], spec, patterns) {
+                i = Int(skip[i])
+                continue
+            }
+            states[d] = s
+            var k = Int(ts[i])
+            let e = Int(te[i])
+            while k < e {
+                let t = Int(toks[k])
+                out[t >> 6] |= 1 << UInt64(t & 63)
+                if let record { record[(k - base) >> 6] |= 1 << UInt64((k - base) & 63) }
+                k += 1
+            }
+            i += 1
+        }
+    }
+}
+
+extension StringWalkState {
+    /// `step`, with printable ASCII other than `"` and `\` between characters inline: that is
+    /// most of every vocabulary and only counts and feeds the patterns; everything else (escapes,
+    /// UTF-8 sequences) takes the full `step`.
+    @inline(__always)
+    mutating func advance<P: StringPatternFeed>(_ b: UInt8, _ spec: StringWalkSpec, _ patterns: P) -> Bool {
+        guard phase == pContent, need == 0, b >= 0x20, b < 0x80, b != 0x22, b != 0x5C else {
+            return step(b, spec, patterns)
+        }
+        if spec.maxLength >= 0 {
+            if length >= spec.maxLength { return false }
+            length &+= 1
+        } else if length < spec.minLength {
+            length &+= 1
+        }
+        return patterns.feed(&dfa, b)
     }
 }
 
@@ -240,6 +395,7 @@ extension GrammarAutomaton {
         st.hexCount = a[4]; st.hex = a[5]; st.high = a[6]; st.length = a[7]
         for (k, i) in constraining.enumerated() {
             let table = UnsafePointer(dfaTable(spec.dfas[i]))
+            w.dfaIds[k] = spec.dfas[i]
             let q = a[8 + i]
             switch k {
             case 0: w.tables.0 = table

@@ -22,6 +22,8 @@ public final class GrammarMatcher {
     private let sliceScratch: UnsafeMutablePointer<UInt64>
     /// Per-depth string states for `fillStringMask`.
     private let stringStates: UnsafeMutablePointer<StringWalkState>
+    /// One trie subtree's bits while `fillStringMask` records it for the subtree memo.
+    let subtreeScratch: UnsafeMutablePointer<UInt64>
 
     static let terminated: Int32 = -3
 
@@ -47,6 +49,7 @@ public final class GrammarMatcher {
         stringStates = .allocate(capacity: vocabulary.maxTokenLength + 2)
         stringStates.initialize(repeating: StringWalkState(), count: vocabulary.maxTokenLength + 2)
         sliceScratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
+        subtreeScratch = .allocate(capacity: vocabulary.trie.tokenCount / 64 + 1)
     }
 
     deinit {
@@ -54,6 +57,7 @@ public final class GrammarMatcher {
         scratch.deallocate()
         sliceScratch.deallocate()
         stringStates.deallocate()
+        subtreeScratch.deallocate()
     }
 
     /// A new matcher in the same state that shares this one's caches (not thread-safe together).
@@ -189,7 +193,7 @@ public final class GrammarMatcher {
         }
         out.initialize(repeating: 0, count: vocabulary.maskWordCount)
         if let frame = automaton.isolatedStringFrame(c) {
-            fillStringMask(frame.spec, frame.state, out, vocabulary.trie, stringStates)
+            fillStringMask(frame.spec, frame.state, out, vocabulary.trie, stringStates, memo: automaton.stringSubtrees)
         } else {
             fillMask(c, out, vocabulary.trie)
         }

@@ -9,6 +9,11 @@ final class TokenTrie: @unchecked Sendable {
     let tokStart: UnsafeMutablePointer<Int32>
     let tokEnd: UnsafeMutablePointer<Int32>
     let tokens: UnsafeMutablePointer<Int32>
+    /// Bytes the longest token below each node continues past it (0 at a leaf).
+    let height: UnsafeMutablePointer<Int32>
+    /// Entries of `tokens`: a subtree's tokens are the run `tokStart[i] ..< tokStart[skip[i]]`
+    /// (or up to this count when the subtree runs to the end).
+    let tokenCount: Int
     let maxDepth: Int
 
     init(tokens all: [[UInt8]], ids unsorted: [Int]) {
@@ -45,6 +50,18 @@ final class TokenTrie: @unchecked Sendable {
         while let o = open.popLast() { skip[o] = Int32(bytes.count) }
         nodeCount = bytes.count
         maxDepth = maxLen
+        tokenCount = list.count
+        // Backwards through the depth-first order every subtree is seen before its root:
+        // `deepest[d]` folds the deepest node under the depth-d nodes seen since their parent.
+        var heights = [Int32](repeating: 0, count: bytes.count)
+        var deepest = [Int32](repeating: 0, count: maxLen + 2)
+        for i in stride(from: bytes.count - 1, through: 0, by: -1) {
+            let d = Int(depth[i])
+            let below = max(Int32(d), deepest[d + 1])
+            deepest[d + 1] = 0
+            deepest[d] = max(deepest[d], below)
+            heights[i] = below - Int32(d)
+        }
         func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
             let p = UnsafeMutablePointer<T>.allocate(capacity: max(a.count, 1))
             for (i, x) in a.enumerated() { (p + i).initialize(to: x) }
@@ -56,10 +73,17 @@ final class TokenTrie: @unchecked Sendable {
         self.tokStart = copy(tokStart)
         self.tokEnd = copy(tokEnd)
         self.tokens = copy(list)
+        self.height = copy(heights)
+    }
+
+    /// Index into `tokens` just past the subtree of node `i`.
+    @inline(__always) func subtreeTokenEnd(_ i: Int) -> Int {
+        let s = Int(skip[i])
+        return s < nodeCount ? Int(tokStart[s]) : tokenCount
     }
 
     deinit {
         byte.deallocate(); depth.deallocate(); skip.deallocate()
-        tokStart.deallocate(); tokEnd.deallocate(); tokens.deallocate()
+        tokStart.deallocate(); tokEnd.deallocate(); tokens.deallocate(); height.deallocate()
     }
 }

@@ -1,0 +1,64 @@
+import Testing
+import LoomJSON
+@testable import Grammar
+
+/// Masks inside pattern-constrained strings, where trie subtrees come from the subtree memo
+/// (shared between pattern states by horizon class), must equal token-by-token acceptance (the
+/// automaton's own byte steps) at every prefix, and the memo must actually be used.
+@Suite struct StringSubtreeMemoTests {
+    /// Single bytes, every two-letter word, three-letter words, space-prefixed words and digit
+    /// runs: first-byte subtrees large enough (48+ tokens) and shallow enough for the memo.
+    static let vocabulary: GrammarVocabulary = {
+        var t: [[UInt8]] = (0..<256).map { [UInt8($0)] }
+        let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        for a in letters {
+            for b in letters {
+                t.append([a, b])
+                t.append([0x20, a, b])
+                if a < UInt8(ascii: "f") { for c in letters { t.append([a, b, c]) } }
+            }
+        }
+        let digits = Array("0123456789".utf8)
+        for a in digits { for b in digits { t.append([a, b]); for c in digits { t.append([a, b, c]) } } }
+        t += ["@ex", ".com", "é", "\\n", "a\"", "\",", "ab cd"].map { Array($0.utf8) }
+        t.append(Array("</s>".utf8))
+        return GrammarVocabulary(tokens: t, endOfGeneration: [t.count - 1])
+    }()
+
+    /// Walks `text` byte by byte from the start of the schema's grammar, computing the mask at
+    /// every byte, and returns the prefixes (byte counts) whose mask disagrees with acceptance,
+    /// plus the memo's hit count.
+    static func disagreements(_ schema: String, _ text: String) throws -> (bad: [Int], hits: Int) {
+        let g = try Grammar(jsonSchema: try JSONValue(parsing: schema), options: .recognition)
+        let v = vocabulary
+        let m = GrammarMatcher(grammar: g, vocabulary: v)
+        var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+        var bad: [Int] = []
+        for (k, b) in Array(text.utf8).enumerated() {
+            m.mask(into: &mask)
+            if (0..<v.size).contains(where: { (mask[$0 >> 6] >> UInt64($0 & 63) & 1 == 1) != m.isAllowed(token: $0) }) {
+                bad.append(k)
+            }
+            try #require(m.accept(bytes: [b]), "the test text leaves the grammar at byte \(k)")
+        }
+        return (bad, m.automaton.stringSubtrees.hits)
+    }
+
+    @Test(arguments: [
+        // A word counter: fifty states that agree a few words ahead (classes refine).
+        (#"{"type":"string","pattern":"^(?:\\S+\\s+){0,6}\\S+$"}"#, #""ab cd ef gh ij kl mn""#),
+        // Digit counters with an optional fraction.
+        (#"{"type":"string","pattern":"^\\d{1,15}(?:\\.\\d{1,5})?$"}"#, #""12345678901.2345""#),
+        // A bound that cuts subtrees as it runs out.
+        (#"{"type":"string","pattern":"^[a-z]{2,30}$","maxLength":12}"#, #""abcdefghijkl""#),
+        // Counted pairs: states one byte ahead of each other inside a pair, apart by count.
+        (#"{"type":"string","pattern":"^(?:ab|cd){0,20}e?$"}"#, #""abcdabcdcdabe""#),
+        // A format DFA.
+        (#"{"type":"string","format":"email"}"#, #""abc.de@ex.com""#),
+    ])
+    func masksEqualAcceptance(_ schema: String, _ text: String) throws {
+        let r = try Self.disagreements(schema, text)
+        #expect(r.bad.isEmpty, "masks disagree with acceptance after \(r.bad) bytes")
+        #expect(r.hits > 0, "the subtree memo was never hit")
+    }
+}
