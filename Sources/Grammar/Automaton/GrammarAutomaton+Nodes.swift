@@ -421,7 +421,7 @@ extension GrammarAutomaton {
 
     /// Syntax states: 0 start, 1 after '-', 2 int "0", 3 int digits, 4 after '.', 5 fraction,
     /// 6 after 'e', 7 after exponent sign, 8 exponent digits. Complete: 2, 3, 5, 8.
-    private func numberSyntax(_ spec: NumberSpec, _ s: Int32, _ b: UInt8) -> Int32 {
+    func numberSyntax(_ spec: NumberSpec, _ s: Int32, _ b: UInt8) -> Int32 {
         let digit = b >= 0x30 && b <= 0x39
         let fractionOK = spec.integer != .digitsOnly
         let zeroFractionOnly = spec.integer == .integralValue && !spec.needsLiteralForIntegral
@@ -469,7 +469,7 @@ extension GrammarAutomaton {
     /// prefix the mask admits can still be completed. `2.5` must be refused under `maximum: 5`
     /// (only `2.5e1` = 25 and larger are integral), or sampling can wander into a number that no
     /// continuation finishes and the output can never be closed.
-    private func numberPrefixViable(_ spec: NumberSpec, _ a: [Int32]) -> Bool {
+    func numberPrefixViable(_ spec: NumberSpec, _ a: [Int32]) -> Bool {
         guard spec.minimum != nil || spec.maximum != nil else { return true }
         let bytes = a.dropFirst().map { UInt8($0) }
         let neg = bytes.first == 0x2D

@@ -154,7 +154,11 @@ public final class GrammarMatcher {
             out.update(from: cached, count: words)
         } else {
             out.initialize(repeating: 0, count: words)
-            fillMask(isolated, out, vocabulary.numberTrie)
+            if let frame = automaton.isolatedNumberFrame(isolated) {
+                fillNumberMask(frame.spec, frame.state, out, vocabulary.numberTrie)
+            } else {
+                fillMask(isolated, out, vocabulary.numberTrie)
+            }
             cache.store(isolated, out)
         }
         fillMask(alone, out, vocabulary.nonNumberTrie)
