@@ -280,19 +280,17 @@ extension GrammarMatcher {
                     let left = spec.maxLength - s.length
                     key.remaining = left > Int32(horizon) ? -1 : left
                 }
-                for k in 0..<lanes.count { key.classes[k] = lanes[k].classes(atHorizon: horizon)[Int(s.dfa[k])] }
+                for k in 0..<lanes.count { key.classes[k] = lanes[k].classOf(s.dfa[k], atHorizon: horizon) }
                 let words = (count + 63) >> 6
                 let found = memo.lookup(key)
                 memo.count(shape, hit: found != nil)
-                if let at = found {
-                    memo.bits.withUnsafeBufferPointer { all in
-                        for w in 0..<words {
-                            var m = all[at + w]
-                            while m != 0 {
-                                let t = Int(toks[first + (w << 6) + m.trailingZeroBitCount])
-                                out[t >> 6] |= 1 << UInt64(t & 63)
-                                m &= m &- 1
-                            }
+                if let at = found, let all = memo.bits {
+                    for w in 0..<words {
+                        var m = all[at + w]
+                        while m != 0 {
+                            let t = Int(toks[first + (w << 6) + m.trailingZeroBitCount])
+                            out[t >> 6] |= 1 << UInt64(t & 63)
+                            m &= m &- 1
                         }
                     }
                 } else {
@@ -320,6 +318,59 @@ extension GrammarMatcher {
                 k += 1
             }
             i += 1
+        }
+    }
+
+    /// Several lone string frames in one walk of `trie`: a node is left once every frame has
+    /// rejected its prefix, and each frame's tokens go to its own mask (`outs`, one mask after
+    /// another). `states` holds `frames.count` states per depth.
+    func fillStringMasks(_ frames: [(spec: StringWalkSpec, state: StringWalkState)], _ outs: UnsafeMutablePointer<UInt64>,
+                         _ trie: TokenTrie, _ states: UnsafeMutablePointer<StringWalkState>) {
+        let lanes = frames.count
+        precondition(lanes <= 8, "at most eight frames walk together")
+        let words = vocabulary.maskWordCount
+        let n = trie.nodeCount
+        let byte = trie.byte, depth = trie.depth, skip = trie.skip
+        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
+        var alive = [UInt8](repeating: 0, count: trie.maxDepth + 1)
+        alive[0] = UInt8(truncatingIfNeeded: (1 << lanes) - 1)
+        for k in 0..<lanes { states[k] = frames[k].state }
+        let specs = frames.map(\.spec)
+        specs.withUnsafeBufferPointer { specs in
+            var i = 0
+            while i < n {
+                let d = Int(depth[i])
+                let b = byte[i]
+                var parent = alive[d - 1]
+                var now: UInt8 = 0
+                while parent != 0 {
+                    let k = parent.trailingZeroBitCount
+                    parent &= parent &- 1
+                    var s = states[(d - 1) * lanes + k]
+                    if s.advance(b, specs[k], SpecPatterns(spec: specs[k])) {
+                        states[d * lanes + k] = s
+                        now |= 1 << UInt8(k)
+                    }
+                }
+                if now == 0 {
+                    i = Int(skip[i])
+                    continue
+                }
+                alive[d] = now
+                var k = Int(ts[i])
+                let e = Int(te[i])
+                while k < e {
+                    let t = Int(toks[k])
+                    var m = now
+                    while m != 0 {
+                        let lane = m.trailingZeroBitCount
+                        m &= m &- 1
+                        outs[lane * words + (t >> 6)] |= 1 << UInt64(t & 63)
+                    }
+                    k += 1
+                }
+                i += 1
+            }
         }
     }
 

@@ -24,6 +24,11 @@ public final class GrammarMatcher {
     private let stringStates: UnsafeMutablePointer<StringWalkState>
     /// One trie subtree's bits while `fillStringMask` records it for the subtree memo.
     let subtreeScratch: UnsafeMutablePointer<UInt64>
+    /// Per lane of `fillStringMasks`: its mask, and its per-depth string states.
+    private let laneMasks: UnsafeMutablePointer<UInt64>
+    private let laneStates: UnsafeMutablePointer<StringWalkState>
+    /// Isolated string frames walked together at most.
+    static let maxLanes = 8
 
     static let terminated: Int32 = -3
 
@@ -50,6 +55,9 @@ public final class GrammarMatcher {
         stringStates.initialize(repeating: StringWalkState(), count: vocabulary.maxTokenLength + 2)
         sliceScratch.initialize(repeating: 0, count: vocabulary.maskWordCount)
         subtreeScratch = .allocate(capacity: vocabulary.trie.tokenCount / 64 + 1)
+        laneMasks = .allocate(capacity: GrammarMatcher.maxLanes * vocabulary.maskWordCount)
+        laneStates = .allocate(capacity: GrammarMatcher.maxLanes * (vocabulary.maxTokenLength + 2))
+        laneStates.initialize(repeating: StringWalkState(), count: GrammarMatcher.maxLanes * (vocabulary.maxTokenLength + 2))
     }
 
     deinit {
@@ -58,6 +66,8 @@ public final class GrammarMatcher {
         sliceScratch.deallocate()
         stringStates.deallocate()
         subtreeScratch.deallocate()
+        laneMasks.deallocate()
+        laneStates.deallocate()
     }
 
     /// A new matcher in the same state that shares this one's caches (not thread-safe together).
@@ -173,11 +183,35 @@ public final class GrammarMatcher {
         }
         let parts = automaton.isolatedComponents(c)
         if !parts.isEmpty {
-            // A token that stays inside is valid iff it is valid for one of the frames.
-            out.initialize(repeating: 0, count: vocabulary.maskWordCount)
+            // A token that stays inside is valid iff it is valid for one of the frames. Frames
+            // that would each walk the whole trie (a key's alternatives: property names,
+            // patterns, "any other name") walk it once together, each keeping its own mask.
+            let words = vocabulary.maskWordCount
+            out.initialize(repeating: 0, count: words)
+            var together: [(part: Int32, frame: (spec: StringWalkSpec, state: StringWalkState))] = []
             for p in parts {
+                if together.count < GrammarMatcher.maxLanes, cache.lookup(p) == nil,
+                   automaton.lengthBudgetSplit(p, maxTokenBytes: vocabulary.maxTokenLength) == nil,
+                   automaton.sharedKey(p, maxTokenBytes: vocabulary.maxTokenLength) == nil,
+                   let frame = automaton.isolatedStringFrame(p) {
+                    together.append((p, frame))
+                    continue
+                }
                 mask(of: p, into: scratch)
-                for w in 0..<vocabulary.maskWordCount { out[w] |= scratch[w] }
+                for w in 0..<words { out[w] |= scratch[w] }
+            }
+            if together.count == 1 {
+                mask(of: together[0].part, into: scratch)
+                for w in 0..<words { out[w] |= scratch[w] }
+            } else if together.count > 1 {
+                let lanes = laneMasks
+                lanes.initialize(repeating: 0, count: together.count * words)
+                fillStringMasks(together.map(\.frame), lanes, vocabulary.trie, laneStates)
+                for (k, t) in together.enumerated() {
+                    let lane = lanes + k * words
+                    cache.store(t.part, lane)
+                    for w in 0..<words { out[w] |= lane[w] }
+                }
             }
             cache.store(c, out)
             return

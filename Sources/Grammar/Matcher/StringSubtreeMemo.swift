@@ -50,7 +50,9 @@ final class StringSubtreeMemo {
     /// Lookups and hits over every shape (tests read them to see the memo at work).
     private(set) var lookups = 0, hits = 0
     private var entries: [Key: Int] = [:]
-    private(set) var bits: [UInt64] = []
+    /// Entries' bits, `budgetWords` reserved on first use (pages are committed as they fill).
+    private(set) var bits: UnsafeMutablePointer<UInt64>?
+    private var bitCount = 0
     private var classes: [Int32: DFAHorizonClasses] = [:]
 
     /// The shape's id, counting a walk of it.
@@ -98,17 +100,21 @@ final class StringSubtreeMemo {
     @inline(__always) func lookup(_ key: Key) -> Int? { entries[key] }
 
     /// Whether `words` more words fit the budget.
-    func hasRoom(_ words: Int) -> Bool { bits.count + words <= StringSubtreeMemo.budgetWords }
+    func hasRoom(_ words: Int) -> Bool { bitCount + words <= StringSubtreeMemo.budgetWords }
 
     /// Stores an entry's bits (the caller checked `hasRoom`).
     func store(_ key: Key, _ source: UnsafePointer<UInt64>, words: Int) {
-        entries[key] = bits.count
-        bits.append(contentsOf: UnsafeBufferPointer(start: source, count: words))
+        if bits == nil { bits = .allocate(capacity: StringSubtreeMemo.budgetWords) }
+        entries[key] = bitCount
+        (bits! + bitCount).update(from: source, count: words)
+        bitCount += words
     }
+
+    deinit { bits?.deallocate() }
 
     /// Approximate bytes held.
     var retainedBytes: Int {
-        var b = bits.count * 8 + entries.count * 64 + shapes.count * 48
+        var b = bitCount * 8 + entries.count * 64 + shapes.count * 48
         for (_, c) in classes { b += c.retainedBytes }
         return b
     }

@@ -59,10 +59,14 @@ final class DFAHorizonClasses {
         rounds = [[Int32](repeating: 0, count: stateCount)]
     }
 
-    /// The class of every state at horizon `r` (indexed by state).
-    func classes(atHorizon r: Int) -> [Int32] {
+    /// The class of `state` at horizon `r`.
+    @inline(__always) func classOf(_ state: Int32, atHorizon r: Int) -> Int32 {
+        if rounds.count <= r && !stable { ensure(r) }
+        return rounds[min(r, rounds.count - 1)][Int(state)]
+    }
+
+    @inline(never) private func ensure(_ r: Int) {
         while rounds.count <= r && !stable { refine() }
-        return rounds[min(r, rounds.count - 1)]
     }
 
     /// Approximate bytes held.

@@ -2,10 +2,11 @@ import Testing
 import LoomJSON
 @testable import Grammar
 
-/// Masks inside pattern-constrained strings, where trie subtrees come from the subtree memo
-/// (shared between pattern states by horizon class), must equal token-by-token acceptance (the
-/// automaton's own byte steps) at every prefix, and the memo must actually be used.
-@Suite struct StringSubtreeMemoTests {
+/// Masks inside pattern-constrained strings must equal token-by-token acceptance (the
+/// automaton's own byte steps) at every prefix: where trie subtrees come from the subtree memo
+/// (shared between pattern states by horizon class; the memo must actually be used), and where
+/// a key's alternatives (property names, patterns, "any other name") walk the trie together.
+@Suite struct IsolatedStringWalkTests {
     /// Single bytes, every two-letter word, three-letter words, space-prefixed words and digit
     /// runs: first-byte subtrees large enough (48+ tokens) and shallow enough for the memo.
     static let vocabulary: GrammarVocabulary = {
@@ -60,5 +61,15 @@ import LoomJSON
         let r = try Self.disagreements(schema, text)
         #expect(r.bad.isEmpty, "masks disagree with acceptance after \(r.bad) bytes")
         #expect(r.hits > 0, "the subtree memo was never hit")
+    }
+
+    @Test(arguments: [
+        (#"{"type":"object","patternProperties":{"[0-9]{2,}":{"type":"boolean"},"X_":{"type":"string"}}}"#, #"{"ab12":true,"cd":1}"#),
+        (#"{"type":"object","properties":{"foo":{},"bar":{}},"patternProperties":{"^v":{}},"additionalProperties":false}"#, #"{"vab":1,"foo":2}"#),
+        (#"{"type":"object","patternProperties":{"^a[0-9]+$":{},"b$":{}},"additionalProperties":{"type":"integer"}}"#, #"{"a12":[],"cab":{},"zz":3}"#),
+    ])
+    func keyAlternativesEqualAcceptance(_ schema: String, _ text: String) throws {
+        let r = try Self.disagreements(schema, text)
+        #expect(r.bad.isEmpty, "masks disagree with acceptance after \(r.bad) bytes")
     }
 }
