@@ -224,22 +224,25 @@ struct JSONSchemaCompiler {
     private mutating func collectObject(_ o: JSONObject, _ loc0: SchemaLoc, _ f: inout SchemaFacts,
                                         _ queue: inout [SchemaLoc], _ resolved: Set<String>) throws(GrammarError) {
         let base = resolver.baseInside(loc0.value, base: loc0.base)
-        let loc = loc0.rebased(base)
+        let loc = entered(loc0.rebased(base), resource: base)
         let p = loc.pointer
         func kp(_ k: String) -> String { p + "/" + k }
 
         if let r = o["$ref"] {
             guard let ref = r.stringValue else { throw GrammarError(.syntax, keyword: "$ref", pointer: kp("$ref"), "$ref must be a string") }
-            queue.append(try resolver.lookup(ref, base: base, pointer: kp("$ref")))
+            queue.append(try refTarget(ref, from: loc, base: base, pointer: kp("$ref")))
             // Before 2019-09, keywords beside `$ref` are ignored.
             if draft < .draft2019_09 { return }
         }
-        for k in ["$dynamicRef", "$recursiveRef"] where o[k] != nil {
-            guard let ref = o[k]?.stringValue else { continue }
-            // Without dynamic scope changes these behave as `$ref`; dynamic rebinding is unsupported.
-            let target = try resolver.lookup(ref, base: base, pointer: kp(k))
-            if case .object(let t) = target.value, t["$dynamicAnchor"] != nil || t["$recursiveAnchor"] == .bool(true) {
-                try unsupported(k, kp(k), "dynamic references are not supported")
+        if let r = o["$dynamicRef"] {
+            guard let ref = r.stringValue else { throw GrammarError(.syntax, keyword: "$dynamicRef", pointer: kp("$dynamicRef"), "$dynamicRef must be a string") }
+            queue.append(try dynamicTarget(ref, from: loc, base: base, pointer: kp("$dynamicRef")))
+        }
+        if let r = o["$recursiveRef"], let ref = r.stringValue {
+            // Behaves as `$ref` unless its target opts into recursion, which is not supported.
+            let target = try refTarget(ref, from: loc, base: base, pointer: kp("$recursiveRef"))
+            if case .object(let t) = target.value, t["$recursiveAnchor"] == .bool(true) {
+                try unsupported("$recursiveRef", kp("$recursiveRef"), "$recursiveAnchor rebinding is not supported")
             }
             queue.append(target)
         }
@@ -343,7 +346,7 @@ struct JSONSchemaCompiler {
                 f.objectViews.append(view)
             case "unevaluatedProperties":
                 // Equivalent to additionalProperties only when nothing else can evaluate properties.
-                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["if"] == nil,
+                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["$dynamicRef"] == nil, o["if"] == nil,
                    o["dependentSchemas"] == nil, o["additionalProperties"] == nil {
                     var view = ObjectView(pointer: p)
                     if case .object(let props) = o["properties"] ?? .object(JSONObject()) {
@@ -358,7 +361,7 @@ struct JSONSchemaCompiler {
                     try unsupported(k, kp(k), "unevaluatedProperties next to applicators")
                 }
             case "unevaluatedItems":
-                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["if"] == nil,
+                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["$dynamicRef"] == nil, o["if"] == nil,
                    o["items"] == nil || draft >= .draft2020_12, o["additionalItems"] == nil, o["contains"] == nil {
                     var view = ArrayView()
                     if draft >= .draft2020_12, case .array(let xs) = o["prefixItems"] ?? .array([]) {
