@@ -23,6 +23,7 @@ extension JSONSchemaCompiler {
         switch loc.value {
         case .bool(let x): return syn(.bool(!x))
         case .object(let o):
+            if o.count == 1, let i = o["$loom.loc"]?.intValue, i >= 0, i < locRegistry.count { return try negate(locRegistry[i]) }
             var parts: [JSONValue] = []
             for k in ["$ref", "$dynamicRef"] {
                 guard let r = o[k] else { continue }
@@ -132,6 +133,14 @@ extension JSONSchemaCompiler {
                         throw fail(k, "the complement of items after a prefix is not supported")
                     }
                     parts.append(obj([("type", "array"), ("contains", obj([("not", v)]))]))
+                case "prefixItems" where draft >= .draft2020_12 && (o["items"] == nil || o["items"] == .bool(true)):
+                    // Some prefix position holds an item failing its schema (`items` beside it, if
+                    // any, is `true`; a schema there is refused under `items`).
+                    guard case .array(let xs) = v else { continue }
+                    for (i, x) in xs.enumerated() where x != .bool(true) {
+                        let prefix = Array(repeating: JSONValue.bool(true), count: i) + [obj([("not", x)])]
+                        parts.append(obj([("type", "array"), ("minItems", .number(JSONNumber(i + 1))), ("prefixItems", .array(prefix))]))
+                    }
                 case "items", "prefixItems", "unevaluatedItems", "unevaluatedProperties":
                     if v == .bool(true) { continue }
                     throw fail(k, "the complement of \(k) is not supported")
@@ -203,6 +212,7 @@ extension JSONSchemaCompiler {
             }
         }
         var alts: [[SchemaLoc]] = []
+        var labels: [String] = []
         for i in 0..<branches.count {
             if facts[i].impossible { continue }
             var alt = [branches[i]]
@@ -215,9 +225,13 @@ extension JSONSchemaCompiler {
                 }
             }
             alts.append(alt)
+            labels.append(String(i))
         }
-        if alts.isEmpty { alts = [[SchemaLoc(synthetic: .bool(false), base: branches[0].base, pointer: pointer)]] }
-        return SchemaGroup(key: key, keyword: "oneOf", pointer: pointer, alternatives: alts, exclusive: true)
+        if alts.isEmpty {
+            alts = [[SchemaLoc(synthetic: .bool(false), base: branches[0].base, pointer: pointer)]]
+            labels = ["none"]
+        }
+        return SchemaGroup(key: key, keyword: "oneOf", pointer: pointer, alternatives: alts, exclusive: true, labels: labels)
     }
 
     private func effectiveTypes(_ f: SchemaFacts) -> Set<String> {
