@@ -15,6 +15,8 @@ import Testing
 
     static let d7 = #""$schema":"http://json-schema.org/draft-07/schema#","#
 
+    static let extendedList = ##"{"$id":"https://example.com/r","$dynamicAnchor":"n","$ref":"l","required":["v"],"$defs":{"l":{"$id":"l","$dynamicAnchor":"n","type":"object","properties":{"next":{"$dynamicRef":"#n"}}}}}"##
+
     /// keyword → a schema using it, an instance it admits and one it forbids (because of that keyword).
     static let keywords: [String: Case] = [
         "type": Case(schema: #"{"type":"integer"}"#, valid: "3", invalid: #""a""#),
@@ -73,6 +75,9 @@ import Testing
         "$id": Case(schema: #"{"$id":"http://example.com/root.json","$defs":{"p":{"$id":"p.json","type":"integer"}},"$ref":"p.json"}"#,
                     valid: "1", invalid: #""a""#),
         "$anchor": Case(schema: ##"{"$defs":{"p":{"$anchor":"num","type":"integer"}},"$ref":"#num"}"##, valid: "1", invalid: #""a""#),
+        // The extension (which requires `v`) rebinds the list's recursion.
+        "$dynamicRef": Case(schema: Self.extendedList, valid: #"{"v":1,"next":{"v":2}}"#, invalid: #"{"v":1,"next":{}}"#),
+        "$dynamicAnchor": Case(schema: Self.extendedList, valid: #"{"v":1}"#, invalid: #"{"v":1,"next":{"next":{}}}"#),
         "unevaluatedProperties": Case(schema: #"{"type":"object","properties":{"a":{}},"unevaluatedProperties":false}"#,
                                       valid: #"{"a":1}"#, invalid: #"{"a":1,"b":2}"#),
         "unevaluatedItems": Case(schema: #"{"type":"array","prefixItems":[{}],"unevaluatedItems":false}"#, valid: "[1]", invalid: "[1,2]"),

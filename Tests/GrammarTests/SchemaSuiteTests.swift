@@ -93,7 +93,7 @@ import Testing
         print("jsts: groups \(groups), compiled \(compiledGroups), disagreements \(disagreements), invalid accepted \(invalidAccepted)")
         #expect(disagreements == 0)
         #expect(invalidAccepted == 0)
-        #expect(Double(compiledGroups) >= 0.8 * Double(groups))
+        #expect(Double(compiledGroups) >= 0.94 * Double(groups))
     }
 }
 

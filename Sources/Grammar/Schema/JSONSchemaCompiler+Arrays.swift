@@ -108,6 +108,8 @@ extension JSONSchemaCompiler {
             var domain: [JSONValue]?
             if !prefix.isEmpty {
                 domain = nil
+            } else if !itemFacts.unevaluated.isEmpty {
+                domain = nil
             } else if itemFacts.groups.isEmpty, let e = itemFacts.enumValues {
                 domain = try finiteValues(itemFacts, e, pointer: pointer)
             } else if itemFacts.groups.isEmpty, let t = itemFacts.types, t.isSubset(of: ["boolean", "null"]) {

@@ -14,16 +14,16 @@ extension JSONSchemaCompiler {
                                "schema nesting or $ref chain too deep for the calling thread's stack")
         }
         try spend(locs.count, pointer: pointer)
-        let f = try collect(locs, resolved: resolved)
+        var f = try collect(locs, resolved: resolved)
         if f.impossible { return false }
-        if let g = f.groups.first {
-            var done = resolved
-            done.insert(g.key)
-            for alternative in g.alternatives {
-                if try admits(value, locs + alternative, resolved: done) { return true }
+        if let g0 = f.groups.first {
+            let (g, done) = try expansion(of: g0, f, resolved: resolved)
+            for (alternative, r) in zip(g.alternatives, done) {
+                if try admits(value, locs + alternative, resolved: r) { return true }
             }
             return false
         }
+        try resolveUnevaluated(&f, resolved: resolved)
         if let e = f.enumValues, !e.contains(value) { return false }
         return try factsAdmit(f, value, pointer: pointer)
     }

@@ -13,7 +13,9 @@ extension JSONSchemaCompiler {
 
     private mutating func negateUncached(_ loc: SchemaLoc) throws(GrammarError) -> SchemaLoc {
         let base = resolver.baseInside(loc.value, base: loc.base)
-        func syn(_ v: JSONValue) -> SchemaLoc { SchemaLoc(synthetic: v, base: base, pointer: loc.pointer) }
+        // The complement is evaluated where `loc` is: inside its resource, in its dynamic scope.
+        let scope = entered(loc.rebased(base), resource: base).scope
+        func syn(_ v: JSONValue) -> SchemaLoc { SchemaLoc(synthetic: v, base: base, pointer: loc.pointer, scope: scope) }
         func obj(_ pairs: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(pairs)) }
         func fail(_ kw: String, _ why: String) -> GrammarError {
             GrammarError(.unsupported, keyword: "not", pointer: loc.pointer + "/" + kw, why)
@@ -21,22 +23,27 @@ extension JSONSchemaCompiler {
         switch loc.value {
         case .bool(let x): return syn(.bool(!x))
         case .object(let o):
+            if o.count == 1, let i = o["$loom.loc"]?.intValue, i >= 0, i < locRegistry.count { return try negate(locRegistry[i]) }
             var parts: [JSONValue] = []
-            if let r = o["$ref"] {
-                let others = o.keys.filter { !JSONSchemaCompiler.annotationKeywords.contains($0) && $0 != "$ref" }
-                if draft < .draft2019_09 || others.isEmpty {
-                    guard let ref = r.stringValue else { throw fail("$ref", "$ref must be a string") }
+            for k in ["$ref", "$dynamicRef"] {
+                guard let r = o[k] else { continue }
+                let others = o.keys.filter { !JSONSchemaCompiler.annotationKeywords.contains($0) && $0 != k }
+                if (k == "$ref" && draft < .draft2019_09) || others.isEmpty {
+                    guard let ref = r.stringValue else { throw fail(k, "\(k) must be a string") }
                     negationDepth += 1
                     defer { negationDepth -= 1 }
-                    if negationDepth > 32 { throw fail("$ref", "the complement of a recursive reference is not supported") }
-                    return try negate(try resolver.lookup(ref, base: base, pointer: loc.pointer + "/$ref"))
+                    if negationDepth > 32 { throw fail(k, "the complement of a recursive reference is not supported") }
+                    let from = syn(.bool(true))
+                    let target = k == "$ref" ? try refTarget(ref, from: from, base: base, pointer: loc.pointer + "/$ref")
+                        : try dynamicTarget(ref, from: from, base: base, pointer: loc.pointer + "/$dynamicRef")
+                    return try negate(target)
                 }
-                parts.append(obj([("not", obj([("$ref", r)]))]))
+                parts.append(obj([("not", obj([(k, r)]))]))
             }
             for (k, v) in o {
                 if JSONSchemaCompiler.annotationKeywords.contains(k) { continue }
                 switch k {
-                case "$ref", "nullable", "then", "else", "additionalItems", "$dynamicAnchor": continue
+                case "$ref", "$dynamicRef", "nullable", "then", "else", "additionalItems", "$dynamicAnchor": continue
                 case "type":
                     var t: Set<String> = []
                     if let s = v.stringValue { t = [s] } else if case .array(let xs) = v { for x in xs { if let s = x.stringValue { t.insert(s) } } }
@@ -126,6 +133,14 @@ extension JSONSchemaCompiler {
                         throw fail(k, "the complement of items after a prefix is not supported")
                     }
                     parts.append(obj([("type", "array"), ("contains", obj([("not", v)]))]))
+                case "prefixItems" where draft >= .draft2020_12 && (o["items"] == nil || o["items"] == .bool(true)):
+                    // Some prefix position holds an item failing its schema (`items` beside it, if
+                    // any, is `true`; a schema there is refused under `items`).
+                    guard case .array(let xs) = v else { continue }
+                    for (i, x) in xs.enumerated() where x != .bool(true) {
+                        let prefix = Array(repeating: JSONValue.bool(true), count: i) + [obj([("not", x)])]
+                        parts.append(obj([("type", "array"), ("minItems", .number(JSONNumber(i + 1))), ("prefixItems", .array(prefix))]))
+                    }
                 case "items", "prefixItems", "unevaluatedItems", "unevaluatedProperties":
                     if v == .bool(true) { continue }
                     throw fail(k, "the complement of \(k) is not supported")
@@ -145,7 +160,7 @@ extension JSONSchemaCompiler {
                     throw fail(k, "the complement of uniqueItems is not supported")
                 default:
                     if k.hasPrefix("$loom.") || ["if", "dependencies", "dependentRequired", "dependentSchemas",
-                                                  "multipleOf", "propertyNames", "$dynamicRef", "$recursiveRef"].contains(k) {
+                                                  "multipleOf", "propertyNames", "$recursiveRef"].contains(k) {
                         throw fail(k, "the complement of \(k) is not supported")
                     }
                     continue  // annotation
@@ -197,6 +212,7 @@ extension JSONSchemaCompiler {
             }
         }
         var alts: [[SchemaLoc]] = []
+        var labels: [String] = []
         for i in 0..<branches.count {
             if facts[i].impossible { continue }
             var alt = [branches[i]]
@@ -209,9 +225,13 @@ extension JSONSchemaCompiler {
                 }
             }
             alts.append(alt)
+            labels.append(String(i))
         }
-        if alts.isEmpty { alts = [[SchemaLoc(synthetic: .bool(false), base: branches[0].base, pointer: pointer)]] }
-        return SchemaGroup(key: key, keyword: "oneOf", pointer: pointer, alternatives: alts, exclusive: true)
+        if alts.isEmpty {
+            alts = [[SchemaLoc(synthetic: .bool(false), base: branches[0].base, pointer: pointer)]]
+            labels = ["none"]
+        }
+        return SchemaGroup(key: key, keyword: "oneOf", pointer: pointer, alternatives: alts, exclusive: true, labels: labels)
     }
 
     private func effectiveTypes(_ f: SchemaFacts) -> Set<String> {

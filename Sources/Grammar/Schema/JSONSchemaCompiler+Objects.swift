@@ -8,15 +8,11 @@ import LoomJSON
 extension JSONSchemaCompiler {
     mutating func objectNode(_ f: SchemaFacts, pointer: String) throws(GrammarError) -> Int32 {
         let views = f.objectViews
-        let patternViews = views.filter { !$0.patterns.isEmpty }
-        if patternViews.count > 1 {
-            try unsupported("patternProperties", patternViews[1].pointer, "patternProperties in more than one combined schema")
-        }
         let nameFacts = try propertyNameFacts(f, pointer: pointer)
         let names = Self.declaredNames(f)
         let declared = try declaredMembers(names, views: views, nameFacts: nameFacts, pointer: pointer)
         for r in f.required where declared.impossible.contains(r) { return b.add(.fail) }
-        let extra = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, patternView: patternViews.first)
+        let extra = try extraMembers(f, declaredNames: names, nameFacts: nameFacts)
         var spec = try objectSpecNode(f, members: declared.members, index: declared.index, extra: extra, pointer: pointer)
         if !f.memberWitnesses.isEmpty, case .object(var o) = b.nodes[Int(spec)] {
             let witnesses = f.memberWitnesses
@@ -43,7 +39,7 @@ extension JSONSchemaCompiler {
                     o.witnessDeclaredNodes.append(b.add(.seq([b.literal(key), ws, b.literal(":"), ws, value])))
                     o.witnessDeclaredClaims.append(claims)
                 }
-                let extra = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, patternView: patternViews.first, witnesses: set)
+                let extra = try extraMembers(f, declaredNames: names, nameFacts: nameFacts, witnesses: set)
                 o.witnessExtraMembers += extra
                 o.witnessExtraClaims += Array(repeating: claims, count: extra.count)
             }
@@ -184,7 +180,7 @@ extension JSONSchemaCompiler {
     /// pattern matches (`additionalProperties`). Members whose value is impossible are left out.
     /// With a `witness`, only the members whose key qualifies for it, with values satisfying it too.
     private mutating func extraMembers(_ f: SchemaFacts, declaredNames names: [String], nameFacts: SchemaFacts?,
-                                       patternView: ObjectView?, witnesses: [MemberWitness] = []) throws(GrammarError) -> [Int32] {
+                                       witnesses: [MemberWitness] = []) throws(GrammarError) -> [Int32] {
         let views = f.objectViews
         var key = try keyConstraint(declaredNames: names, nameFacts: nameFacts)
         let witnessValue = witnesses.map(\.value)
@@ -195,12 +191,16 @@ extension JSONSchemaCompiler {
         }
         var extra: [Int32] = []
         let closedByDefault = options.closedObjects && views.contains { $0.additional == nil }
-        if let pv = patternView {
-            let dfas = try pv.patterns.map { (re, s) throws(GrammarError) in try patternDFA(re, s.pointer) }
-            if dfas.count > 6 { try refuseOverlappingPatterns(pv, dfas) }
+        // Every combined view's patterns, each once (a pattern two views share is one key region).
+        var patterns: [(source: String, pointer: String, view: String)] = []
+        for v in views {
+            for (re, s) in v.patterns where !patterns.contains(where: { $0.source == re }) { patterns.append((re, s.pointer, v.pointer)) }
+        }
+        if !patterns.isEmpty {
+            let dfas = try patterns.map { p throws(GrammarError) in try patternDFA(p.source, p.pointer) }
+            if dfas.count > 6 { try refuseOverlappingPatterns(patterns, dfas) }
             if !closedByDefault {
-                let othersAdditional: [SchemaLoc] = views.filter { $0.patterns.isEmpty }.compactMap(\.additional)
-                extra += try patternMembers(pv, dfas, key: key, othersAdditional: othersAdditional + witnessValue)
+                extra += try patternMembers(views, patterns.map(\.source), dfas, key: key, extraValues: witnessValue)
             }
             key.dfas += dfas.map(\.complement)
         }
@@ -219,19 +219,20 @@ extension JSONSchemaCompiler {
 
     /// More than six patterns are compiled one member each, which is exact only when no key
     /// matches two of them.
-    private mutating func refuseOverlappingPatterns(_ pv: ObjectView, _ dfas: [ByteDFA]) throws(GrammarError) {
+    private mutating func refuseOverlappingPatterns(_ patterns: [(source: String, pointer: String, view: String)], _ dfas: [ByteDFA]) throws(GrammarError) {
         for i in 0..<dfas.count {
             for j in (i + 1)..<max(i + 1, dfas.count) where !ByteDFA.disjoint(dfas[i], dfas[j]) {
-                try unsupported("patternProperties", pv.pointer + "/patternProperties",
-                                "patterns '\(pv.patterns[i].0)' and '\(pv.patterns[j].0)' can match the same key")
+                try unsupported("patternProperties", patterns[i].view + "/patternProperties",
+                                "patterns '\(patterns[i].source)' and '\(patterns[j].source)' can match the same key")
             }
         }
     }
 
     /// A key matching several patterns must satisfy all their schemas: one member per set of
     /// patterns, its key matching exactly that set (one member per pattern when none overlap).
-    private mutating func patternMembers(_ pv: ObjectView, _ dfas: [ByteDFA], key: KeyConstraint,
-                                         othersAdditional: [SchemaLoc]) throws(GrammarError) -> [Int32] {
+    /// Each view whose patterns the key matches none of adds its `additionalProperties`.
+    private mutating func patternMembers(_ views: [ObjectView], _ sources: [String], _ dfas: [ByteDFA], key: KeyConstraint,
+                                         extraValues: [SchemaLoc]) throws(GrammarError) -> [Int32] {
         let n = dfas.count
         let overlapping = (0..<n).contains { i in ((i + 1)..<max(i + 1, n)).contains { !ByteDFA.disjoint(dfas[i], dfas[$0]) } }
         let subsets: [[Int]] = overlapping && n <= 6
@@ -241,7 +242,16 @@ extension JSONSchemaCompiler {
         for set in subsets {
             var keyDFAs = key.dfas + set.map { dfas[$0] }
             if overlapping { keyDFAs += (0..<n).filter { !set.contains($0) }.map { dfas[$0].complement } }
-            let value = try compileConj(set.map { pv.patterns[$0].1 } + othersAdditional, resolved: [])
+            var conj: [SchemaLoc] = []
+            for v in views {
+                var matched = false
+                for (re, s) in v.patterns where set.contains(where: { sources[$0] == re }) {
+                    conj.append(s)
+                    matched = true
+                }
+                if !matched, let a = v.additional { conj.append(a) }
+            }
+            let value = try compileConj(conj + extraValues, resolved: [])
             if b.isEmptyLanguage(value) { continue }
             members.append(b.add(.seq([keyNode(key, keyDFAs), ws, b.literal(":"), ws, value])))
         }

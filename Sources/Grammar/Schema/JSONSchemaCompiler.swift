@@ -41,6 +41,10 @@ struct JSONSchemaCompiler {
     var regexWorkBudget = ByteNFA.maxSchemaDeterminizeWork
     /// Patterns that failed to compile, by mode and source.
     var regexFailures: [String: GrammarError] = [:]
+    /// Locations synthetic schemas point at with `{"$loom.loc": index}` (a disjunction of
+    /// subschemas from different resources, which one JSON value cannot spell).
+    var locRegistry: [SchemaLoc] = []
+    var locRegistryIndex: [String: Int] = [:]
     /// Compiled patterns by mode and source (schemas repeat patterns across branches).
     var regexCache: [String: ByteDFA] = [:]
     /// "Every string but these" automata by their strings: an object's key constraint is built
@@ -145,19 +149,20 @@ struct JSONSchemaCompiler {
         let body: Int32
         if facts.impossible {
             body = b.add(.fail)
-        } else if let g = facts.groups.first {
+        } else if let g0 = facts.groups.first {
+            let (g, done) = try expansion(of: g0, facts, resolved: resolved)
             alternativesBudget -= g.alternatives.count
             if alternativesBudget < 0 {
                 throw GrammarError(.limit, keyword: g.keyword, pointer: g.pointer, "too many combinations of anyOf/oneOf branches")
             }
             var alts: [Int32] = []
-            var done = resolved
-            done.insert(g.key)
-            for a in g.alternatives {
-                alts.append(try compileConj(locs + a, resolved: done))
+            for (a, r) in zip(g.alternatives, done) {
+                alts.append(try compileConj(locs + a, resolved: r))
             }
             body = b.alt(alts)
         } else {
+            var facts = facts
+            try resolveUnevaluated(&facts, resolved: resolved)
             body = try buildTyped(facts, pointer: locs.first?.pointer ?? "")
         }
         b.define(ph, .seq([body]))
@@ -191,6 +196,7 @@ struct JSONSchemaCompiler {
             }
         }
         if let t = f.types, t.isEmpty { f.impossible = true }
+        if !f.unevaluated.isEmpty { try markAnnotationGroups(&f, resolved: resolved) }
         return f
     }
 
@@ -224,22 +230,25 @@ struct JSONSchemaCompiler {
     private mutating func collectObject(_ o: JSONObject, _ loc0: SchemaLoc, _ f: inout SchemaFacts,
                                         _ queue: inout [SchemaLoc], _ resolved: Set<String>) throws(GrammarError) {
         let base = resolver.baseInside(loc0.value, base: loc0.base)
-        let loc = loc0.rebased(base)
+        let loc = entered(loc0.rebased(base), resource: base)
         let p = loc.pointer
         func kp(_ k: String) -> String { p + "/" + k }
 
         if let r = o["$ref"] {
             guard let ref = r.stringValue else { throw GrammarError(.syntax, keyword: "$ref", pointer: kp("$ref"), "$ref must be a string") }
-            queue.append(try resolver.lookup(ref, base: base, pointer: kp("$ref")))
+            queue.append(try refTarget(ref, from: loc, base: base, pointer: kp("$ref")))
             // Before 2019-09, keywords beside `$ref` are ignored.
             if draft < .draft2019_09 { return }
         }
-        for k in ["$dynamicRef", "$recursiveRef"] where o[k] != nil {
-            guard let ref = o[k]?.stringValue else { continue }
-            // Without dynamic scope changes these behave as `$ref`; dynamic rebinding is unsupported.
-            let target = try resolver.lookup(ref, base: base, pointer: kp(k))
-            if case .object(let t) = target.value, t["$dynamicAnchor"] != nil || t["$recursiveAnchor"] == .bool(true) {
-                try unsupported(k, kp(k), "dynamic references are not supported")
+        if let r = o["$dynamicRef"] {
+            guard let ref = r.stringValue else { throw GrammarError(.syntax, keyword: "$dynamicRef", pointer: kp("$dynamicRef"), "$dynamicRef must be a string") }
+            queue.append(try dynamicTarget(ref, from: loc, base: base, pointer: kp("$dynamicRef")))
+        }
+        if let r = o["$recursiveRef"], let ref = r.stringValue {
+            // Behaves as `$ref` unless its target opts into recursion, which is not supported.
+            let target = try refTarget(ref, from: loc, base: base, pointer: kp("$recursiveRef"))
+            if case .object(let t) = target.value, t["$recursiveAnchor"] == .bool(true) {
+                try unsupported("$recursiveRef", kp("$recursiveRef"), "$recursiveAnchor rebinding is not supported")
             }
             queue.append(target)
         }
@@ -277,9 +286,12 @@ struct JSONSchemaCompiler {
                 if resolved.contains(gk) { continue }
                 let branches = xs.enumerated().map { loc.child($0.element, k, String($0.offset)) }
                 if k == "anyOf" || branches.count == 1 {
-                    f.groups.append(SchemaGroup(key: gk, keyword: k, pointer: kp(k), alternatives: branches.map { [$0] }, exclusive: false))
+                    f.groups.append(SchemaGroup(key: gk, keyword: k, pointer: kp(k), alternatives: branches.map { [$0] }, exclusive: false,
+                                                labels: branches.indices.map { "A:\($0)" }, owner: loc.key))
                 } else {
-                    f.groups.append(try oneOfGroup(branches, key: gk, pointer: kp(k)))
+                    var g = try oneOfGroup(branches, key: gk, pointer: kp(k))
+                    g.owner = loc.key
+                    f.groups.append(g)
                 }
             case "not":
                 queue.append(try negate(loc.child(v, "not")))
@@ -289,7 +301,10 @@ struct JSONSchemaCompiler {
                 let cond = loc.child(v, "if")
                 let then = o["then"].map { loc.child($0, "then") }
                 let els = o["else"].map { loc.child($0, "else") }
-                if then == nil && els == nil { continue }
+                if then == nil && els == nil {
+                    f.bareConditions.append((gk, loc.key, cond, kp("if")))
+                    continue
+                }
                 let notCond: SchemaLoc
                 do { notCond = try negate(cond) } catch {
                     try unsupported("if", kp("if"), "the condition has no exact complement: \(error.reason)")
@@ -297,7 +312,7 @@ struct JSONSchemaCompiler {
                 }
                 f.groups.append(SchemaGroup(key: gk, keyword: "if", pointer: kp("if"),
                                             alternatives: [[cond] + (then.map { [$0] } ?? []), [notCond] + (els.map { [$0] } ?? [])],
-                                            exclusive: false))
+                                            exclusive: false, labels: ["then", "else"], owner: loc.key))
             case "then", "else": continue
             case "minLength": f.minLength = max(f.minLength, try count(v, k, kp(k))!)
             case "maxLength":
@@ -341,34 +356,10 @@ struct JSONSchemaCompiler {
                 }
                 if let a = o["additionalProperties"] { view.additional = loc.child(a, "additionalProperties") }
                 f.objectViews.append(view)
-            case "unevaluatedProperties":
-                // Equivalent to additionalProperties only when nothing else can evaluate properties.
-                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["if"] == nil,
-                   o["dependentSchemas"] == nil, o["additionalProperties"] == nil {
-                    var view = ObjectView(pointer: p)
-                    if case .object(let props) = o["properties"] ?? .object(JSONObject()) {
-                        for (name, s) in props { view.properties.append((name, loc.child(s, "properties", name))) }
-                    }
-                    if case .object(let pats) = o["patternProperties"] ?? .object(JSONObject()) {
-                        for (re, s) in pats { view.patterns.append((re, loc.child(s, "patternProperties", re))) }
-                    }
-                    view.additional = loc.child(v, k)
-                    f.objectViews.append(view)
-                } else if v != .bool(true) {
-                    try unsupported(k, kp(k), "unevaluatedProperties next to applicators")
-                }
-            case "unevaluatedItems":
-                if o["allOf"] == nil, o["anyOf"] == nil, o["oneOf"] == nil, o["$ref"] == nil, o["if"] == nil,
-                   o["items"] == nil || draft >= .draft2020_12, o["additionalItems"] == nil, o["contains"] == nil {
-                    var view = ArrayView()
-                    if draft >= .draft2020_12, case .array(let xs) = o["prefixItems"] ?? .array([]) {
-                        view.prefix = xs.enumerated().map { loc.child($0.element, "prefixItems", String($0.offset)) }
-                    }
-                    if let it = o["items"], draft >= .draft2020_12 { view.rest = loc.child(it, "items") } else { view.rest = loc.child(v, k) }
-                    f.arrayViews.append(view)
-                } else if v != .bool(true) {
-                    try unsupported(k, kp(k), "unevaluatedItems next to applicators")
-                }
+            case "unevaluatedProperties", "unevaluatedItems":
+                // `true` constrains nothing; an enclosing `unevaluated*` reads its presence itself.
+                if v == .bool(true) { continue }
+                f.unevaluated.append(UnevaluatedKeyword(owner: loc0, schema: loc.child(v, k), items: k == "unevaluatedItems"))
             case "required":
                 for s in try strings(v, k, kp(k)) where !f.required.contains(s) { f.required.append(s) }
             case "minProperties": f.minProperties = max(f.minProperties, try count(v, k, kp(k))!)
@@ -394,7 +385,8 @@ struct JSONSchemaCompiler {
                     let present = SchemaLoc(synthetic: .object(JSONObject([("required", .array([.string(name)]))])), base: base, pointer: kp(k))
                     let nonObject = SchemaLoc(synthetic: .object(JSONObject([("type", .array(["null", "boolean", "array", "string", "number"]))])), base: base, pointer: kp(k))
                     f.groups.append(SchemaGroup(key: gk, keyword: k, pointer: kp(k) + "/" + name,
-                                                alternatives: [[nonObject], [absent], [present, loc.child(d, k, name)]], exclusive: false))
+                                                alternatives: [[nonObject], [absent], [present, loc.child(d, k, name)]], exclusive: false,
+                                                labels: ["n", "a", "p"], owner: loc.key))
                 }
             case "items":
                 var view = ArrayView()
@@ -426,6 +418,8 @@ struct JSONSchemaCompiler {
                     if let m = try count(o["maxContains"], "maxContains", kp("maxContains")) { f.maxContains = min(f.maxContains ?? Int.max, m) }
                 }
             case "minContains", "maxContains": continue
+            case "$loom.loc":
+                if let i = v.intValue, i >= 0, i < locRegistry.count { queue.append(locRegistry[i]) }
             case "$loom.nonInteger": f.nonInteger = true
             case "$loom.notEnum":
                 if case .array(let xs) = v { f.notValues.append(contentsOf: xs) }

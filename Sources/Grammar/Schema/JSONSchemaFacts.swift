@@ -34,6 +34,12 @@ struct SchemaFacts {
     var memberWitnesses: [MemberWitness] = []
 
     var arrayViews: [ArrayView] = []
+    /// `unevaluatedProperties`/`unevaluatedItems` still to become views: which members or items
+    /// they reach is known once every disjunction that may evaluate some has been expanded.
+    var unevaluated: [UnevaluatedKeyword] = []
+    /// `if`s with neither `then` nor `else`: they constrain nothing, but a condition that holds
+    /// evaluates members or items for an `unevaluated*` keyword around it.
+    var bareConditions: [(key: String, owner: String, cond: SchemaLoc, pointer: String)] = []
     var minItems = 0
     var maxItems = -1
     var uniqueItems: String?
@@ -121,6 +127,31 @@ struct SchemaGroup {
     var alternatives: [[SchemaLoc]]
     /// `oneOf`: exactly one alternative may hold.
     let exclusive: Bool
+    /// What each alternative says about the branches that hold, for `unevaluated*` keywords
+    /// (`JSONSchemaCompiler+Unevaluated.swift`): "S:i,j" exactly branches i and j hold, "A:i" at
+    /// least branch i, "i" branch i alone (`oneOf`), "then"/"else", and for `dependentSchemas`
+    /// "n"/"a"/"p" (not an object, property absent, property present).
+    var labels: [String] = []
+    /// Key of the schema location holding the keyword.
+    var owner = ""
+    /// Whether an `unevaluated*` keyword reads this group's annotations, so an `anyOf` must be
+    /// expanded into "exactly these branches hold" alternatives.
+    var exactAnnotations = false
+}
+
+/// An `unevaluatedProperties`/`unevaluatedItems` keyword (not `true`) waiting for its conjunction
+/// to be fully expanded.
+struct UnevaluatedKeyword {
+    /// The schema holding the keyword, as queued (not yet inside its own resource): the root of
+    /// the in-place applicators whose annotations count.
+    let owner: SchemaLoc
+    /// The keyword's subschema, applied to every member or item nothing in scope evaluates.
+    let schema: SchemaLoc
+    /// `unevaluatedItems` (else `unevaluatedProperties`).
+    let items: Bool
+
+    var keyword: String { items ? "unevaluatedItems" : "unevaluatedProperties" }
+    var pointer: String { owner.pointer + "/" + keyword }
 }
 
 /// The seven JSON Schema types.

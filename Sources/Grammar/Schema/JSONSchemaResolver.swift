@@ -7,37 +7,50 @@ struct SchemaLoc {
     let base: String
     let pointer: String
     let key: String
+    /// The `$dynamicAnchor` bindings of the resources evaluation entered on the way here (empty
+    /// for schemas without dynamic anchors). Part of `key`: the same location reached through
+    /// different resources can resolve its `$dynamicRef`s differently.
+    let scope: DynamicScope
     /// For a synthetic schema, what identifies its content: the serialized value for one the
     /// compiler made, the parent's identity plus the path for a part of one. Children and
     /// re-based copies derive it instead of serializing again (large negated subschemas made
     /// that quadratic).
     private let content: String?
 
-    init(value: JSONValue, base: String, pointer: String) {
+    init(value: JSONValue, base: String, pointer: String, scope: DynamicScope = DynamicScope()) {
         self.value = value
         self.base = base
         self.pointer = pointer
-        key = base + "#" + pointer
+        self.scope = scope
+        key = base + "#" + pointer + scope.signature
         content = nil
     }
 
     /// A schema made by the compiler (negations, conditions); keyed by content.
-    init(synthetic value: JSONValue, base: String, pointer: String) {
-        self.init(value: value, base: base, pointer: pointer, content: value.serialized())
+    init(synthetic value: JSONValue, base: String, pointer: String, scope: DynamicScope = DynamicScope()) {
+        self.init(value: value, base: base, pointer: pointer, content: value.serialized(), scope: scope)
     }
 
-    private init(value: JSONValue, base: String, pointer: String, content: String) {
+    private init(value: JSONValue, base: String, pointer: String, content: String, scope: DynamicScope) {
         self.value = value
         self.base = base
         self.pointer = pointer
         self.content = content
-        key = "syn:" + base + "#" + pointer + ":" + content
+        self.scope = scope
+        key = "syn:" + base + "#" + pointer + ":" + content + scope.signature
     }
 
     /// The same schema resolving references against `base`.
     func rebased(_ base: String) -> SchemaLoc {
-        if let content { return SchemaLoc(value: value, base: base, pointer: pointer, content: content) }
-        return SchemaLoc(value: value, base: base, pointer: pointer)
+        if let content { return SchemaLoc(value: value, base: base, pointer: pointer, content: content, scope: scope) }
+        return SchemaLoc(value: value, base: base, pointer: pointer, scope: scope)
+    }
+
+    /// The same schema evaluated under `scope`.
+    func scoped(_ scope: DynamicScope) -> SchemaLoc {
+        if scope.signature == self.scope.signature { return self }
+        if let content { return SchemaLoc(value: value, base: base, pointer: pointer, content: content, scope: scope) }
+        return SchemaLoc(value: value, base: base, pointer: pointer, scope: scope)
     }
 
     func child(_ v: JSONValue, _ path: String...) -> SchemaLoc {
@@ -48,8 +61,8 @@ struct SchemaLoc {
             p += escaped
             suffix += escaped
         }
-        if let content { return SchemaLoc(value: v, base: base, pointer: p, content: content + "\u{0}" + suffix) }
-        return SchemaLoc(value: v, base: base, pointer: p)
+        if let content { return SchemaLoc(value: v, base: base, pointer: p, content: content + "\u{0}" + suffix, scope: scope) }
+        return SchemaLoc(value: v, base: base, pointer: p, scope: scope)
     }
 }
 
@@ -67,6 +80,11 @@ struct SchemaResolver {
     let draft: JSONSchemaDraft
     private var resources: [String: SchemaLoc] = [:]
     private var anchors: [String: SchemaLoc] = [:]
+    /// `$dynamicAnchor`s by resource URI + "#" + name (an `$anchor` of the same name does not
+    /// take part in dynamic resolution).
+    private var dynamicAnchorLocs: [String: SchemaLoc] = [:]
+    /// The `$dynamicAnchor` names each resource defines, in document order.
+    private(set) var dynamicAnchorNames: [String: [String]] = [:]
     private var loaded: Set<String> = []
     private let remotes: [String: JSONValue]
     static let defaultBase = "loom:/root.json"
@@ -112,7 +130,12 @@ struct SchemaResolver {
                 anchors[SchemaResolver.stripFragment(base) + id] = SchemaLoc(value: value, base: base, pointer: pointer)
             }
             if let a = o["$anchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
-            if let a = o["$dynamicAnchor"]?.stringValue { anchors[here + "#" + a] = SchemaLoc(value: value, base: base, pointer: pointer) }
+            if let a = o["$dynamicAnchor"]?.stringValue {
+                let anchored = SchemaLoc(value: value, base: base, pointer: pointer)
+                anchors[here + "#" + a] = anchored
+                dynamicAnchorLocs[here + "#" + a] = anchored
+                if !(dynamicAnchorNames[here]?.contains(a) ?? false) { dynamicAnchorNames[here, default: []].append(a) }
+            }
             var children: [(value: JSONValue, base: String, pointer: String)] = []
             for (k, v) in o where k != "enum" && k != "const" && k != "examples" && k != "default" {
                 children.append((v, here, pointer + "/" + k.replacingAll("~", "~0").replacingAll("/", "~1")))
@@ -120,6 +143,13 @@ struct SchemaResolver {
             work.append(contentsOf: children.reversed())
         }
     }
+
+    /// Whether any document indexed so far defines a `$dynamicAnchor` (without one, dynamic
+    /// scopes stay empty and cost nothing).
+    var hasDynamicAnchors: Bool { !dynamicAnchorNames.isEmpty }
+
+    /// The schema carrying `$dynamicAnchor: name` in the resource `resource`.
+    func dynamicAnchor(_ name: String, in resource: String) -> SchemaLoc? { dynamicAnchorLocs[resource + "#" + name] }
 
     static func stripFragment(_ u: String) -> String {
         if let i = u.firstIndex(of: "#") { return String(u[..<i]) }

@@ -24,8 +24,10 @@
 /// "some item fails", a `contains` of the complement; `not oneOf` is "no branch holds, or two
 /// do", where pairs of provably disjoint branches drop out), `if`/`then`/`else`
 /// (when `if` has an exact complement), `$ref`/`$defs`/`definitions` with recursion, `$id`/`$anchor`
-/// scoping and caller-supplied remote documents, `nullable` (OpenAPI),
-/// `unevaluatedProperties`/`unevaluatedItems` only where nothing else evaluates.
+/// scoping, `$dynamicRef`/`$dynamicAnchor` through the dynamic scope, caller-supplied remote
+/// documents, `nullable` (OpenAPI), `unevaluatedProperties`/`unevaluatedItems` beside in-place
+/// applicators (what the subschemas that hold evaluate is exempt; an `anyOf` whose branches
+/// evaluate is expanded into "exactly these branches hold" alternatives).
 ///
 /// **Formats.** `date`, `time`, `date-time`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`,
 /// `uuid`, `uri`, `uri-reference`, `json-pointer`, `relative-json-pointer`; other values are
@@ -34,8 +36,10 @@
 /// IDNA A-labels (`xx--` labels) in host names, hostnames' last label not all digits.
 ///
 /// **Refused** (typed `GrammarError` with keyword and JSON pointer; `lenient` ignores them with a
-/// warning): `$dynamicRef`/`$recursiveRef` with dynamic anchors, `uniqueItems` over infinite
-/// domains, complements of `items` behind a prefix, `multipleOf`, `if`, `contains`,
+/// warning): `$recursiveRef` to a `$recursiveAnchor`, `unevaluated*` where which branches hold
+/// cannot be expressed exactly (more than 4 evaluating `anyOf` branches, or one without an exact
+/// complement), `uniqueItems` over infinite domains, complements of `items` behind a prefix, of
+/// `unevaluated*`, `multipleOf`, `if`, `contains`,
 /// `propertyNames`, of two member-keyword groups in one object, and of `oneOf` with more than 64
 /// overlapping branch pairs,
 /// overlapping `oneOf` branches without an exact complement, `format` values that validators
