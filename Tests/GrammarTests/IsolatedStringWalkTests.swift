@@ -29,7 +29,7 @@ import LoomJSON
     /// Walks `text` byte by byte from the start of the schema's grammar, computing the mask at
     /// every byte, and returns the prefixes (byte counts) whose mask disagrees with acceptance,
     /// plus the memo's hit count.
-    static func disagreements(_ schema: String, _ text: String) throws -> (bad: [Int], hits: Int) {
+    static func disagreements(_ schema: String, _ text: String) throws -> (bad: [Int], hits: Int, jointPlain: Int) {
         let g = try Grammar(jsonSchema: try JSONValue(parsing: schema), options: .recognition)
         let v = vocabulary
         let m = GrammarMatcher(grammar: g, vocabulary: v)
@@ -42,7 +42,7 @@ import LoomJSON
             }
             try #require(m.accept(bytes: [b]), "the test text leaves the grammar at byte \(k)")
         }
-        return (bad, m.automaton.stringSubtrees.hits)
+        return (bad, m.automaton.stringSubtrees.hits, m.jointPlainMasks)
     }
 
     @Test(arguments: [
@@ -71,5 +71,19 @@ import LoomJSON
     func keyAlternativesEqualAcceptance(_ schema: String, _ text: String) throws {
         let r = try Self.disagreements(schema, text)
         #expect(r.bad.isEmpty, "masks disagree with acceptance after \(r.bad) bytes")
+    }
+
+    /// Keys whose alternatives cover every name between them (a pattern and "any other name")
+    /// take the plain string's mask without a walk; where two patterns make some names
+    /// impossible (a name matching both needs a value of two types), they do not.
+    @Test func keyAlternativesCoveringEveryName() throws {
+        let covering = try Self.disagreements(#"{"type":"object","patternProperties":{"^a":{"type":"integer"}},"additionalProperties":{"type":"string"}}"#,
+                                              #"{"ab":1,"cd":"x"}"#)
+        #expect(covering.bad.isEmpty, "masks disagree with acceptance after \(covering.bad) bytes")
+        #expect(covering.jointPlain > 0, "the covering key alternatives were walked")
+        let gap = try Self.disagreements(#"{"type":"object","patternProperties":{"[0-9]{2,}":{"type":"boolean"},"X_":{"type":"string"}}}"#,
+                                         #"{"ab12":true}"#)
+        #expect(gap.bad.isEmpty, "masks disagree with acceptance after \(gap.bad) bytes")
+        #expect(gap.jointPlain == 0, "names matching both patterns were taken for possible")
     }
 }

@@ -94,7 +94,7 @@ final class PatternLiveness {
 
     /// Per UTF-8 position (see `position(need:lo:hi:)`), the position each byte leads to (-1: the
     /// byte cannot come there), followed from every lead byte `UTF8LeadByte` knows.
-    private static let utf8Next: [[Int8]] = {
+    static let utf8Next: [[Int8]] = {
         var table = [[Int8]](repeating: [Int8](repeating: -1, count: 256), count: positions)
         for b in 0..<256 {
             guard let lead = UTF8LeadByte(UInt8(b)) else { continue }
@@ -112,5 +112,5 @@ final class PatternLiveness {
         }
         return table
     }()
-    private static let positions = 8
+    static let positions = 8
 }

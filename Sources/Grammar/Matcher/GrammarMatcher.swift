@@ -29,6 +29,8 @@ public final class GrammarMatcher {
     private let laneStates: UnsafeMutablePointer<StringWalkState>
     /// Isolated string frames walked together at most.
     static let maxLanes = 8
+    /// Masks whose string frames together took every string (tests read it to see the shortcut taken).
+    private(set) var jointPlainMasks = 0
 
     static let terminated: Int32 = -3
 
@@ -175,6 +177,51 @@ public final class GrammarMatcher {
         cache.store(alone, out)
     }
 
+    /// When the string frames among `parts` together take every string (`JointStringLiveness`),
+    /// writes their union — the plain string's mask, shared by every grammar over this vocabulary
+    /// — and the other parts' masks into `out` (zeroed by the caller) and returns true.
+    private func jointPlainMask(_ parts: [Int32], _ out: UnsafeMutablePointer<UInt64>) -> Bool {
+        var frames: [(spec: StringWalkSpec, state: StringWalkState)] = []
+        var others: [Int32] = []
+        for p in parts {
+            if let f = automaton.isolatedStringFrame(p) { frames.append(f) } else { others.append(p) }
+        }
+        guard !frames.isEmpty, let plain = plainKey(frames), JointStringLiveness.isUniversal(frames) else { return false }
+        jointPlainMasks += 1
+        let words = vocabulary.maskWordCount
+        if !vocabulary.sharedStringMasks.copy(plain.key, into: out) {
+            fillStringMask(plain.spec, plain.state, out, vocabulary.trie, stringStates)
+            vocabulary.sharedStringMasks.store(plain.key, out, words: words)
+        }
+        for p in others {
+            mask(of: p, into: scratch)
+            for w in 0..<words { out[w] |= scratch[w] }
+        }
+        return true
+    }
+
+    /// For string frames that stand at the same place (every field of their states but the
+    /// patterns' and the length agree, and no `maxLength` is within a token's reach), the plain
+    /// string at that place: its walk spec and state, and its key in the shared masks (the
+    /// `sharedKey` layout). nil when the frames differ.
+    private func plainKey(_ frames: [(spec: StringWalkSpec, state: StringWalkState)]) -> (key: [Int32], spec: StringWalkSpec, state: StringWalkState)? {
+        guard let f = frames.first else { return nil }
+        let s = f.state
+        for g in frames {
+            let t = g.state
+            guard t.phase == s.phase, t.need == s.need, t.lo == s.lo, t.hi == s.hi, t.hexCount == s.hexCount,
+                  t.hex == s.hex, t.high == s.high, g.spec.tracksValue == f.spec.tracksValue else { return nil }
+            if g.spec.maxLength >= 0 && Int(g.spec.maxLength - t.length) <= vocabulary.maxTokenLength + 1 { return nil }
+        }
+        var spec = StringWalkSpec()
+        spec.tracksValue = f.spec.tracksValue
+        var state = s
+        state.length = 0
+        state.dfa = SIMD4(repeating: 0)
+        let key = [s.phase, s.need, s.lo, s.hi, s.hexCount, s.hex, s.high, -1, f.spec.tracksValue ? 1 : 0]
+        return (key, spec, state)
+    }
+
     /// The mask of an isolated string configuration `c` (cached), without end-of-generation bits.
     private func mask(of c: Int32, into out: UnsafeMutablePointer<UInt64>) {
         if let cached = cache.lookup(c) {
@@ -188,6 +235,10 @@ public final class GrammarMatcher {
             // patterns, "any other name") walk it once together, each keeping its own mask.
             let words = vocabulary.maskWordCount
             out.initialize(repeating: 0, count: words)
+            if jointPlainMask(parts, out) {
+                cache.store(c, out)
+                return
+            }
             var together: [(part: Int32, frame: (spec: StringWalkSpec, state: StringWalkState))] = []
             for p in parts {
                 if together.count < GrammarMatcher.maxLanes, cache.lookup(p) == nil,
