@@ -31,17 +31,7 @@ import LoomJSON
     /// plus the memo's hit count.
     static func disagreements(_ schema: String, _ text: String) throws -> (bad: [Int], hits: Int, jointPlain: Int) {
         let g = try Grammar(jsonSchema: try JSONValue(parsing: schema), options: .recognition)
-        let v = vocabulary
-        let m = GrammarMatcher(grammar: g, vocabulary: v)
-        var mask = [UInt64](repeating: 0, count: v.maskWordCount)
-        var bad: [Int] = []
-        for (k, b) in Array(text.utf8).enumerated() {
-            m.mask(into: &mask)
-            if (0..<v.size).contains(where: { (mask[$0 >> 6] >> UInt64($0 & 63) & 1 == 1) != m.isAllowed(token: $0) }) {
-                bad.append(k)
-            }
-            try #require(m.accept(bytes: [b]), "the test text leaves the grammar at byte \(k)")
-        }
+        let (bad, m) = try MaskAgreement.walk(g, vocabulary, text)
         return (bad, m.automaton.stringSubtrees.hits, m.jointPlainMasks)
     }
 

@@ -28,18 +28,7 @@ import LoomJSON
     ])
     func masksEqualAcceptance(_ schema: String, _ text: String) throws {
         let g = try Grammar(jsonSchema: try JSONValue(parsing: schema), options: .recognition)
-        let v = Self.vocabulary
-        let m = GrammarMatcher(grammar: g, vocabulary: v)
-        var mask = [UInt64](repeating: 0, count: v.maskWordCount)
-        var bad: [Int] = []
-        for (k, b) in Array(text.utf8).enumerated() {
-            m.mask(into: &mask)
-            if (0..<v.size).contains(where: { (mask[$0 >> 6] >> UInt64($0 & 63) & 1 == 1) != m.isAllowed(token: $0) }) {
-                bad.append(k)
-            }
-            try #require(m.accept(bytes: [b]), "the test text leaves the grammar at byte \(k)")
-        }
-        m.mask(into: &mask)
+        let (bad, m) = try MaskAgreement.walk(g, Self.vocabulary, text)
         #expect(m.isComplete)
         #expect(bad.isEmpty, "masks disagree with acceptance after \(bad) bytes")
     }

@@ -1,3 +1,4 @@
+import Testing
 import Grammar
 
 /// A byte-level test vocabulary: the 256 single bytes, some multi-byte tokens (including ones that
@@ -58,4 +59,25 @@ enum Replay {
     }
 
     static func accepts(_ g: Grammar, _ text: String) -> Bool { firstRejected(g, text) == nil }
+}
+
+/// Masks checked against acceptance along a text: the way the walk-specific suites prove that a
+/// shortcut in mask computation changed no mask.
+enum MaskAgreement {
+    /// Walks `text` byte by byte through a fresh matcher, computing the mask before every byte,
+    /// and returns the byte offsets whose mask disagrees with token-by-token acceptance (the
+    /// automaton's own byte steps) and the matcher, at the end of the text.
+    static func walk(_ g: Grammar, _ v: GrammarVocabulary, _ text: String) throws -> (bad: [Int], matcher: GrammarMatcher) {
+        let m = GrammarMatcher(grammar: g, vocabulary: v)
+        var mask = [UInt64](repeating: 0, count: v.maskWordCount)
+        var bad: [Int] = []
+        for (k, b) in Array(text.utf8).enumerated() {
+            m.mask(into: &mask)
+            if (0..<v.size).contains(where: { (mask[$0 >> 6] >> UInt64($0 & 63) & 1 == 1) != m.isAllowed(token: $0) }) {
+                bad.append(k)
+            }
+            try #require(m.accept(bytes: [b]), "the test text leaves the grammar at byte \(k)")
+        }
+        return (bad, m)
+    }
 }

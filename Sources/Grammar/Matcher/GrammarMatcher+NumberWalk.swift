@@ -23,7 +23,6 @@ extension GrammarMatcher {
     func fillNumberMask(_ spec: NumberSpec, _ start: [Int32], _ out: UnsafeMutablePointer<UInt64>, _ trie: TokenTrie) {
         let n = trie.nodeCount
         let byte = trie.byte, depth = trie.depth, skip = trie.skip
-        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
         let tracks = spec.needsLiteral
         // Per depth, the syntax state; along the path, the literal (`numberConsume`'s aux layout).
         var syntax = [Int32](repeating: 0, count: trie.maxDepth + 1)
@@ -49,13 +48,7 @@ extension GrammarMatcher {
                 }
             }
             syntax[d] = t
-            var k = Int(ts[i])
-            let e = Int(te[i])
-            while k < e {
-                let tok = Int(toks[k])
-                out[tok >> 6] |= 1 << UInt64(tok & 63)
-                k += 1
-            }
+            trie.setTokens(of: i, in: out)
             i += 1
         }
     }

@@ -258,7 +258,7 @@ extension GrammarMatcher {
         }
         let n = trie.nodeCount
         let byte = trie.byte, depth = trie.depth, skip = trie.skip, height = trie.height
-        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
+        let ts = trie.tokStart, toks = trie.tokens
         let record = subtreeScratch
         var i = 0
         while i < n {
@@ -296,13 +296,7 @@ extension GrammarMatcher {
                 } else {
                     record.initialize(repeating: 0, count: words)
                     states[d] = s
-                    var k = first
-                    while k < Int(te[i]) {
-                        let t = Int(toks[k])
-                        out[t >> 6] |= 1 << UInt64(t & 63)
-                        record[(k - first) >> 6] |= 1 << UInt64((k - first) & 63)
-                        k += 1
-                    }
+                    trie.setTokens(of: i, in: out, record: record, base: first)
                     walkString(spec, patterns, from: i + 1, to: Int(skip[i]), out, trie, states, record: record, base: first)
                     if memo.hasRoom(words) { memo.store(key, record, words: words) }
                 }
@@ -310,13 +304,7 @@ extension GrammarMatcher {
                 continue
             }
             states[d] = s
-            var k = Int(ts[i])
-            let e = Int(te[i])
-            while k < e {
-                let t = Int(toks[k])
-                out[t >> 6] |= 1 << UInt64(t & 63)
-                k += 1
-            }
+            trie.setTokens(of: i, in: out)
             i += 1
         }
     }
@@ -382,7 +370,6 @@ extension GrammarMatcher {
                                                   _ states: UnsafeMutablePointer<StringWalkState>,
                                                   record: UnsafeMutablePointer<UInt64>?, base: Int) {
         let byte = trie.byte, depth = trie.depth, skip = trie.skip
-        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
         var i = from
         while i < n {
             let d = Int(depth[i])
@@ -392,14 +379,7 @@ extension GrammarMatcher {
                 continue
             }
             states[d] = s
-            var k = Int(ts[i])
-            let e = Int(te[i])
-            while k < e {
-                let t = Int(toks[k])
-                out[t >> 6] |= 1 << UInt64(t & 63)
-                if let record { record[(k - base) >> 6] |= 1 << UInt64((k - base) & 63) }
-                k += 1
-            }
+            trie.setTokens(of: i, in: out, record: record, base: base)
             i += 1
         }
     }

@@ -308,7 +308,6 @@ public final class GrammarMatcher {
     private func fillMask(_ c: Int32, _ out: UnsafeMutablePointer<UInt64>, _ trie: TokenTrie) {
         let n = trie.nodeCount
         let byte = trie.byte, depth = trie.depth, skip = trie.skip
-        let ts = trie.tokStart, te = trie.tokEnd, toks = trie.tokens
         let at = walk
         at[0] = c
         let trans = automaton.trans
@@ -326,13 +325,7 @@ public final class GrammarMatcher {
                 continue
             }
             at[d] = nx
-            var k = Int(ts[i])
-            let e = Int(te[i])
-            while k < e {
-                let t = Int(toks[k])
-                out[t >> 6] |= 1 << UInt64(t & 63)
-                k += 1
-            }
+            trie.setTokens(of: i, in: out)
             i += 1
         }
     }

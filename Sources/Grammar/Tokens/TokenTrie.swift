@@ -76,6 +76,20 @@ final class TokenTrie: @unchecked Sendable {
         self.height = copy(heights)
     }
 
+    /// Sets the bits of node `i`'s own tokens in `mask`; with `record`, also each token's bit at
+    /// its `tokens` index − `base` (a subtree's run, as the string walk's memo keeps it).
+    @inline(__always) func setTokens(of i: Int, in mask: UnsafeMutablePointer<UInt64>,
+                                     record: UnsafeMutablePointer<UInt64>? = nil, base: Int = 0) {
+        var k = Int(tokStart[i])
+        let e = Int(tokEnd[i])
+        while k < e {
+            let t = Int(tokens[k])
+            mask[t >> 6] |= 1 << UInt64(t & 63)
+            if let record { record[(k - base) >> 6] |= 1 << UInt64((k - base) & 63) }
+            k += 1
+        }
+    }
+
     /// Index into `tokens` just past the subtree of node `i`.
     @inline(__always) func subtreeTokenEnd(_ i: Int) -> Int {
         let s = Int(skip[i])
