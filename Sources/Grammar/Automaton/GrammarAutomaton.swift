@@ -336,13 +336,16 @@ final class GrammarAutomaton {
         // Isolated, the string can never close, so `minLength` and a length counted only toward it
         // do not matter; with `maxLength` only the remaining budget does, and no token holds more
         // code points than bytes. Keyed this way, every schema's plain strings share a few masks.
-        var key = Array(a.prefix(8))
         var budget: Int32 = -1
-        if spec.maxLength >= 0 { budget = Int32(min(spec.maxLength - Int(key[7]), maxTokenBytes + 1)) }
-        key[7] = budget
-        // Tracking the decoded value also validates surrogate pairs in `\u` escapes.
-        key.append(spec.tracksValue ? 1 : 0)
-        return key
+        if spec.maxLength >= 0 { budget = Int32(min(spec.maxLength - Int(a[7]), maxTokenBytes + 1)) }
+        return GrammarAutomaton.plainStringKey(a.prefix(7), budget: budget, tracksValue: spec.tracksValue)
+    }
+
+    /// The shared-mask key of a plain string frame: the string aux slots before the length (phase,
+    /// UTF-8 position, escape state), the remaining `maxLength` budget (-1: none a token can reach),
+    /// and whether the frame decodes its value (which also validates surrogate pairs in `\u` escapes).
+    static func plainStringKey(_ slots: some Sequence<Int32>, budget: Int32, tracksValue: Bool) -> [Int32] {
+        Array(slots) + [budget, tracksValue ? 1 : 0]
     }
 
     /// The configuration after `bytes`, or -1.

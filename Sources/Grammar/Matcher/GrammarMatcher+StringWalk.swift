@@ -315,7 +315,7 @@ extension GrammarMatcher {
     func fillStringMasks(_ frames: [(spec: StringWalkSpec, state: StringWalkState)], _ outs: UnsafeMutablePointer<UInt64>,
                          _ trie: TokenTrie, _ states: UnsafeMutablePointer<StringWalkState>) {
         let lanes = frames.count
-        precondition(lanes <= 8, "at most eight frames walk together")
+        precondition(lanes <= GrammarMatcher.maxLanes, "at most maxLanes frames walk together")
         let words = vocabulary.maskWordCount
         let n = trie.nodeCount
         let byte = trie.byte, depth = trie.depth, skip = trie.skip
@@ -394,13 +394,7 @@ extension StringWalkState {
         guard phase == pContent, need == 0, b >= 0x20, b < 0x80, b != 0x22, b != 0x5C else {
             return step(b, spec, patterns)
         }
-        if spec.maxLength >= 0 {
-            if length >= spec.maxLength { return false }
-            length &+= 1
-        } else if length < spec.minLength {
-            length &+= 1
-        }
-        return patterns.feed(&dfa, b)
+        return countChar(spec) && patterns.feed(&dfa, b)
     }
 }
 

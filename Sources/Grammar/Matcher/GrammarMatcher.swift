@@ -180,12 +180,10 @@ public final class GrammarMatcher {
     /// When the string frames among `parts` together take every string (`JointStringLiveness`),
     /// writes their union — the plain string's mask, shared by every grammar over this vocabulary
     /// — and the other parts' masks into `out` (zeroed by the caller) and returns true.
-    private func jointPlainMask(_ parts: [Int32], _ out: UnsafeMutablePointer<UInt64>) -> Bool {
-        var frames: [(spec: StringWalkSpec, state: StringWalkState)] = []
-        var others: [Int32] = []
-        for p in parts {
-            if let f = automaton.isolatedStringFrame(p) { frames.append(f) } else { others.append(p) }
-        }
+    private func jointPlainMask(_ parts: [(part: Int32, frame: (spec: StringWalkSpec, state: StringWalkState)?)],
+                                _ out: UnsafeMutablePointer<UInt64>) -> Bool {
+        let frames = parts.compactMap(\.frame)
+        let others = parts.filter { $0.frame == nil }.map(\.part)
         guard !frames.isEmpty, let plain = plainKey(frames), JointStringLiveness.isUniversal(frames) else { return false }
         jointPlainMasks += 1
         let words = vocabulary.maskWordCount
@@ -218,7 +216,8 @@ public final class GrammarMatcher {
         var state = s
         state.length = 0
         state.dfa = SIMD4(repeating: 0)
-        let key = [s.phase, s.need, s.lo, s.hi, s.hexCount, s.hex, s.high, -1, f.spec.tracksValue ? 1 : 0]
+        let key = GrammarAutomaton.plainStringKey([s.phase, s.need, s.lo, s.hi, s.hexCount, s.hex, s.high], budget: -1,
+                                                  tracksValue: f.spec.tracksValue)
         return (key, spec, state)
     }
 
@@ -235,16 +234,16 @@ public final class GrammarMatcher {
             // patterns, "any other name") walk it once together, each keeping its own mask.
             let words = vocabulary.maskWordCount
             out.initialize(repeating: 0, count: words)
-            if jointPlainMask(parts, out) {
+            let framed = parts.map { (part: $0, frame: automaton.isolatedStringFrame($0)) }
+            if jointPlainMask(framed, out) {
                 cache.store(c, out)
                 return
             }
             var together: [(part: Int32, frame: (spec: StringWalkSpec, state: StringWalkState))] = []
-            for p in parts {
-                if together.count < GrammarMatcher.maxLanes, cache.lookup(p) == nil,
+            for (p, frame) in framed {
+                if together.count < GrammarMatcher.maxLanes, let frame, cache.lookup(p) == nil,
                    automaton.lengthBudgetSplit(p, maxTokenBytes: vocabulary.maxTokenLength) == nil,
-                   automaton.sharedKey(p, maxTokenBytes: vocabulary.maxTokenLength) == nil,
-                   let frame = automaton.isolatedStringFrame(p) {
+                   automaton.sharedKey(p, maxTokenBytes: vocabulary.maxTokenLength) == nil {
                     together.append((p, frame))
                     continue
                 }

@@ -16,6 +16,8 @@ enum JointStringLiveness {
     /// caller checks their string states agree), with no `maxLength` a token could reach.
     static func isUniversal(_ frames: [(spec: StringWalkSpec, state: StringWalkState)]) -> Bool {
         guard let first = frames.first, first.state.phase == 1 else { return false }
+        // A frame without patterns never dies.
+        if frames.contains(where: { $0.spec.dfaCount == 0 }) { return true }
         let lanes = frames.count
         // A joint state: every frame's pattern states (4 slots each, -1 once the frame died),
         // then the UTF-8 position.
@@ -34,8 +36,7 @@ enum JointStringLiveness {
                 var anyLive = false
                 for (k, f) in frames.enumerated() {
                     let base = k * 4
-                    // A frame without patterns never dies; one whose first slot is -1 already has.
-                    if f.spec.dfaCount == 0 { anyLive = true; continue }
+                    // A frame whose first slot is -1 has died.
                     if cur[base] < 0 { continue }
                     var live = true
                     for j in 0..<f.spec.dfaCount {

@@ -35,7 +35,7 @@ extension JSONSchemaCompiler {
     }
 
     /// A location as `collectObject` reads it: inside its own resource, in its dynamic scope.
-    private func reading(_ loc: SchemaLoc) -> (loc: SchemaLoc, base: String) {
+    func reading(_ loc: SchemaLoc) -> (loc: SchemaLoc, base: String) {
         let base = resolver.baseInside(loc.value, base: loc.base)
         return (entered(loc.rebased(base), resource: base), base)
     }

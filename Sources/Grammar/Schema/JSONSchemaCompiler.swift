@@ -229,8 +229,7 @@ struct JSONSchemaCompiler {
 
     private mutating func collectObject(_ o: JSONObject, _ loc0: SchemaLoc, _ f: inout SchemaFacts,
                                         _ queue: inout [SchemaLoc], _ resolved: Set<String>) throws(GrammarError) {
-        let base = resolver.baseInside(loc0.value, base: loc0.base)
-        let loc = entered(loc0.rebased(base), resource: base)
+        let (loc, base) = reading(loc0)
         let p = loc.pointer
         func kp(_ k: String) -> String { p + "/" + k }
 
