@@ -10,6 +10,9 @@ struct ByteDFA: Sendable, Hashable {
     let accepting: [Bool]
     /// Whether each state has at least one live outgoing byte.
     let hasOutgoing: [Bool]
+    /// Whether every state takes every byte: the pattern can never die, only decide whether the
+    /// string may end (a key's "any name but these" is such a pattern).
+    let isTotal: Bool
     /// A digest of the table (`InternTable`'s mix), so that interning a DFA (grammars keep one
     /// copy of each) hashes one word: hashing every transition through `Hasher` was a quarter of
     /// compiling schemas with many "key not in this set" patterns.
@@ -119,6 +122,7 @@ struct ByteDFA: Sendable, Hashable {
             }
         }
         self.trans = trans
+        self.isTotal = !trans.contains(-1)
         self.accepting = acc
         self.hasOutgoing = out
         digest = ByteDFA.digest(trans, acc)
@@ -334,6 +338,6 @@ struct ByteNFA {
             }
             trans.append(contentsOf: row)
         }
-        return ByteDFA(rawTrans: trans, rawAccepting: acc)
+        return ByteDFA(rawTrans: trans, rawAccepting: acc).minimized()
     }
 }

@@ -37,19 +37,7 @@ final class DFAHorizonClasses {
             stable = true
             return
         }
-        // Bytes with identical columns behave alike everywhere: refinement need look at one each.
-        // Columns are hashed in one row-major pass and compared in full only when hashes meet.
-        var hashes = [UInt64](repeating: 0xcbf2_9ce4_8422_2325, count: 256)
-        for q in 0..<stateCount {
-            for b in 0..<256 { hashes[b] = (hashes[b] ^ UInt64(UInt32(bitPattern: table[q * 256 + b]))) &* 0x100_0000_01b3 }
-        }
-        var reps: [UInt8] = []
-        for b in 0..<256 {
-            let same = reps.contains { r in
-                hashes[Int(r)] == hashes[b] && (0..<stateCount).allSatisfy { table[$0 * 256 + Int(r)] == table[$0 * 256 + b] }
-            }
-            if !same { reps.append(UInt8(b)) }
-        }
+        let reps = ByteDFA.columnRepresentatives(table, stateCount: stateCount)
         representatives = reps
         guard stateCount * reps.count <= DFAHorizonClasses.maxRefinedWork else {
             rounds = identity
