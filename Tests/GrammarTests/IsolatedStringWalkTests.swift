@@ -29,10 +29,10 @@ import LoomJSON
     /// Walks `text` byte by byte from the start of the schema's grammar, computing the mask at
     /// every byte, and returns the prefixes (byte counts) whose mask disagrees with acceptance,
     /// plus the memo's hit count.
-    static func disagreements(_ schema: String, _ text: String) throws -> (bad: [Int], hits: Int, jointPlain: Int) {
+    static func disagreements(_ schema: String, _ text: String) throws -> (bad: [Int], hits: Int, jointPlain: Int, unions: Int, covered: Int) {
         let g = try Grammar(jsonSchema: try JSONValue(parsing: schema), options: .recognition)
         let (bad, m) = try MaskAgreement.walk(g, vocabulary, text)
-        return (bad, m.automaton.stringSubtrees.hits, m.jointPlainMasks)
+        return (bad, m.automaton.stringSubtrees.hits, m.jointPlainMasks, m.unionMasks, m.plainCoverMasks)
     }
 
     @Test(arguments: [
@@ -61,6 +61,24 @@ import LoomJSON
     func keyAlternativesEqualAcceptance(_ schema: String, _ text: String) throws {
         let r = try Self.disagreements(schema, text)
         #expect(r.bad.isEmpty, "masks disagree with acceptance after \(r.bad) bytes")
+    }
+
+    /// Two patterns that leave some names impossible take one walk of their joined pattern, and
+    /// its masks are the lanes' union.
+    @Test func keyPatternsWalkedAsOneJoinedPattern() throws {
+        let r = try Self.disagreements(#"{"type":"object","patternProperties":{"[0-9]{2,}":{"type":"boolean"},"X_":{"type":"string"}}}"#,
+                                       #"{"ab12":true,"cX_d":"x"}"#)
+        #expect(r.bad.isEmpty, "masks disagree with acceptance after \(r.bad) bytes")
+        #expect(r.unions > 0, "the key's patterns were walked as separate lanes")
+    }
+
+    /// Declared names beside "any other name" (a pattern that never dies, only decides whether the
+    /// key may end) take the plain string's mask, without analysing the exclusion patterns.
+    @Test func otherNameCoversDeclaredNames() throws {
+        let r = try Self.disagreements(#"{"type":"object","properties":{"foo":{"type":"integer"},"bar":{}},"additionalProperties":{"type":"string"}}"#,
+                                       #"{"foo":1,"zz":"y","bar":2,"fo":"z"}"#)
+        #expect(r.bad.isEmpty, "masks disagree with acceptance after \(r.bad) bytes")
+        #expect(r.covered > 0, "the covering frame was not recognised")
     }
 
     /// Keys whose alternatives cover every name between them (a pattern and "any other name")

@@ -28,6 +28,8 @@ final class GrammarAutomaton {
     @exclusivity(unchecked) private(set) var stState: [Int32] = [0, 0]
     @exclusivity(unchecked) private(set) var stParent: [Int32] = [-1, -1]
     static let sentinel: Int32 = 1
+    /// Top-frame groups of the configurations with many stacks that have stepped (`topGroups`).
+    @exclusivity(unchecked) private var groupsOf: [Int32: TopGroups] = [:]
     /// Per configuration: the isolated-string configuration (-1 none, -2 not computed).
     @exclusivity(unchecked) private var isolated: [Int32] = []
     @exclusivity(unchecked) private var stackIds = InternTable(capacity: 1024)
@@ -75,16 +77,39 @@ final class GrammarAutomaton {
     @exclusivity(unchecked) var jointScalarLive: [[Int32]: Bool] = [:]
     /// Pattern transition tables copied to stable memory for allocation-free walks (on first use).
     @exclusivity(unchecked) private var dfaTables: [UnsafeMutablePointer<Int32>?] = []
+    /// Per pattern, `dfaLoops` (on first use).
+    @exclusivity(unchecked) private var dfaLoopTables: [UnsafeMutablePointer<UInt16>?] = []
+
+    /// Patterns joined at mask time (`unionFrame`), numbered after the grammar's `dfas`.
+    @exclusivity(unchecked) var unionDFAs: [ByteDFA] = []
+    /// The joins built so far, by the frames' pattern ids.
+    @exclusivity(unchecked) var unions: [[Int32]: [PatternUnion]] = [:]
+
+    /// Pattern `d`: one of the grammar's, or a join built at mask time.
+    func pattern(_ d: Int32) -> ByteDFA {
+        Int(d) < dfas.count ? dfas[Int(d)] : unionDFAs[Int(d) - dfas.count]
+    }
 
     /// The transition table of pattern `d` (`state * 256 + byte` → state or -1), at a fixed address.
     func dfaTable(_ d: Int32) -> UnsafeMutablePointer<Int32> {
-        if dfaTables.isEmpty { dfaTables = Array(repeating: nil, count: dfas.count) }
+        if dfaTables.count <= Int(d) { dfaTables.append(contentsOf: repeatElement(nil, count: Int(d) + 1 - dfaTables.count)) }
         if let t = dfaTables[Int(d)] { return t }
-        let src = dfas[Int(d)].trans
+        let src = pattern(d).trans
         let t = UnsafeMutablePointer<Int32>.allocate(capacity: max(src.count, 1))
         t.initialize(from: src, count: src.count)
         dfaTables[Int(d)] = t
         return t
+    }
+
+    /// Per state of pattern `d`, the `ByteRunClass` classes it loops on, at a fixed address.
+    func dfaLoops(_ d: Int32) -> UnsafePointer<UInt16> {
+        if dfaLoopTables.count <= Int(d) { dfaLoopTables.append(contentsOf: repeatElement(nil, count: Int(d) + 1 - dfaLoopTables.count)) }
+        if let t = dfaLoopTables[Int(d)] { return UnsafePointer(t) }
+        let loops = ByteRunClass.selfLoops(pattern(d))
+        let t = UnsafeMutablePointer<UInt16>.allocate(capacity: max(loops.count, 1))
+        t.initialize(from: loops, count: loops.count)
+        dfaLoopTables[Int(d)] = t
+        return UnsafePointer(t)
     }
 
     /// What pattern `d`'s states still constrain (see `PatternLiveness`).
@@ -142,6 +167,7 @@ final class GrammarAutomaton {
 
     deinit {
         for t in dfaTables { t?.deallocate() }
+        for t in dfaLoopTables { t?.deallocate() }
         if transMapped { munmap(UnsafeMutableRawPointer(trans), transBytes) } else { trans.deallocate() }
     }
 
@@ -243,15 +269,62 @@ final class GrammarAutomaton {
             return -1
         }
         var roots: [Int32] = []
-        for s in cfgReady[Int(cfg)] {
-            let ns = consume(stNode[Int(s)], stState[Int(s)], byte)
-            if ns >= 0 { roots.append(push(stNode[Int(s)], ns, stParent[Int(s)])) }
+        let stacks = cfgReady[Int(cfg)]
+        if stacks.count >= groupedStepMinimum {
+            groupedSteps &+= 1
+            // Many stacks under few distinct top frames (an object key where every branch of a
+            // `oneOf` and every remaining property has its own stack): consume once per frame.
+            let g = topGroups(cfg)
+            for k in 0..<g.nodes.count {
+                let ns = consume(g.nodes[k], g.states[k], byte)
+                if ns < 0 { continue }
+                for i in Int(g.start[k])..<Int(g.start[k + 1]) { roots.append(push(g.nodes[k], ns, stParent[Int(g.stacks[i])])) }
+            }
+        } else {
+            for s in stacks {
+                let ns = consume(stNode[Int(s)], stState[Int(s)], byte)
+                if ns >= 0 { roots.append(push(stNode[Int(s)], ns, stParent[Int(s)])) }
+            }
         }
         var ready: [Int32] = [], accept = false
         if !roots.isEmpty { closure(roots, &ready, &accept) }
         let next = internCfg(ready, accept)
         trans[Int(cfg) &* 256 &+ Int(byte)] = next
         return next
+    }
+
+    /// Configurations with at least this many ready stacks step by distinct top frame (a
+    /// variable so that tests can compare both ways of stepping).
+    var groupedStepMinimum = 64
+    /// Steps taken by top frame so far (tests read it to see the grouping at work).
+    private(set) var groupedSteps = 0
+
+    /// A configuration's ready stacks grouped by their top frame `(node, state)`.
+    struct TopGroups {
+        var nodes: [Int32] = [], states: [Int32] = []
+        /// Group `k`'s stacks are `stacks[start[k] ..< start[k + 1]]`.
+        var start: [Int32] = [0]
+        var stacks: [Int32] = []
+    }
+
+    /// `cfg`'s ready stacks grouped by top frame (built on first use).
+    func topGroups(_ cfg: Int32) -> TopGroups {
+        if let g = groupsOf[cfg] { return g }
+        let ready = cfgReady[Int(cfg)]
+        let order = ready.sorted { (stNode[Int($0)], stState[Int($0)]) < (stNode[Int($1)], stState[Int($1)]) }
+        var g = TopGroups()
+        for s in order {
+            let node = stNode[Int(s)], state = stState[Int(s)]
+            if g.nodes.last != node || g.states.last != state {
+                if !g.nodes.isEmpty { g.start.append(Int32(g.stacks.count)) }
+                g.nodes.append(node)
+                g.states.append(state)
+            }
+            g.stacks.append(s)
+        }
+        g.start.append(Int32(g.stacks.count))
+        groupsOf[cfg] = g
+        return g
     }
 
     /// The transition, computing it if needed.
@@ -314,6 +387,17 @@ final class GrammarAutomaton {
         return internAux(a)
     }
 
+    /// For an isolated configuration that is one literal frame (an object key's name), the bytes
+    /// it still needs; else nil. Isolated, it takes exactly the tokens that are proper prefixes of them.
+    func isolatedLiteral(_ c: Int32) -> ArraySlice<UInt8>? {
+        let ready = cfgReady[Int(c)]
+        guard ready.count == 1, !cfgAccept[Int(c)] else { return nil }
+        let s = Int(ready[0])
+        guard stParent[s] == GrammarAutomaton.sentinel, case .literal(let b) = nodes[Int(stNode[s])],
+              Int(stState[s]) < b.count else { return nil }
+        return b[Int(stState[s])...]
+    }
+
     /// The single-frame configurations of a multi-frame isolated configuration (empty if single).
     func isolatedComponents(_ iso: Int32) -> [Int32] {
         let ready = cfgReady[Int(iso)]
@@ -336,9 +420,37 @@ final class GrammarAutomaton {
         // Isolated, the string can never close, so `minLength` and a length counted only toward it
         // do not matter; with `maxLength` only the remaining budget does, and no token holds more
         // code points than bytes. Keyed this way, every schema's plain strings share a few masks.
+        // A budget no token can exhaust admits what no bound does: both share the unbounded key.
         var budget: Int32 = -1
-        if spec.maxLength >= 0 { budget = Int32(min(spec.maxLength - Int(a[7]), maxTokenBytes + 1)) }
+        if spec.maxLength >= 0, spec.maxLength - Int(a[7]) <= maxTokenBytes { budget = Int32(spec.maxLength - Int(a[7])) }
         return GrammarAutomaton.plainStringKey(a.prefix(7), budget: budget, tracksValue: spec.tracksValue)
+    }
+
+    /// Among the single-frame parts of an isolated configuration, a string frame with no pattern
+    /// that can die (`ByteDFA.isTotal`) and no `maxLength` a token can reach, when every other string frame stands at the same place
+    /// (same phase, UTF-8 position and escape state) and decodes its value alike. That frame then
+    /// takes every token any of them takes — patterns and length bounds only remove tokens — so
+    /// the strings' union is its mask, and nothing about the others' patterns needs analysing.
+    /// Returns that part, and the parts that are not string frames (literal names), which still count.
+    func coveringPlainPart(_ parts: [Int32], maxTokenBytes: Int) -> (cover: Int32, others: [Int32])? {
+        var cover: Int32?
+        var others: [Int32] = []
+        var place: ArraySlice<Int32>?
+        var tracks: Bool?
+        for p in parts {
+            let ready = cfgReady[Int(p)]
+            guard ready.count == 1 else { return nil }
+            let s = Int(ready[0])
+            guard case .string(let spec) = nodes[Int(stNode[s])] else {
+                others.append(p)
+                continue
+            }
+            let a = aux[Int(stState[s])]
+            if place == nil { place = a.prefix(7) } else if a.prefix(7) != place! { return nil }
+            if tracks == nil { tracks = spec.tracksValue } else if spec.tracksValue != tracks! { return nil }
+            if cover == nil, spec.dfas.allSatisfy({ dfas[Int($0)].isTotal }), spec.maxLength < 0 || spec.maxLength - Int(a[7]) > maxTokenBytes + 1 { cover = p }
+        }
+        return cover.map { ($0, others) }
     }
 
     /// The shared-mask key of a plain string frame: the string aux slots before the length (phase,

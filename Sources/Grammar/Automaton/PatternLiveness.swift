@@ -37,6 +37,7 @@ final class PatternLiveness {
     /// and only a universal state's search sees everything it reaches, all of which is then
     /// universal too and remembered.
     func isUniversal(_ state: Int32, at position: Int) -> Bool {
+        if dfa.isTotal { return true }
         let start = Int(state) * PatternLiveness.positions + position
         if universal[start] >= 0 { return universal[start] == 1 }
         // Stamps instead of a set: a universal search may see every pair of a large pattern.

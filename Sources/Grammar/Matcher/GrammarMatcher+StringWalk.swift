@@ -25,6 +25,8 @@ struct StringWalkSpec {
     var tables: (UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) = (nil, nil, nil, nil)
     /// The grammar's ids of those patterns (-1 past `dfaCount`).
     var dfaIds = SIMD4<Int32>(repeating: -1)
+    /// The first pattern's `GrammarAutomaton.dfaLoops`, when there is one pattern and it is known.
+    var firstLoops: UnsafePointer<UInt16>?
 
     static let maxDFAs = 4
 
@@ -41,21 +43,26 @@ struct StringWalkSpec {
 /// How a string walk advances its patterns' states by one byte; false when a pattern dies.
 protocol StringPatternFeed {
     func feed(_ states: inout SIMD4<Int32>, _ b: UInt8) -> Bool
+    /// The `ByteRunClass` classes on which every pattern stays in its state (0 when unknown).
+    func selfLoops(_ states: SIMD4<Int32>) -> UInt16
 }
 
 /// A string without constraining patterns.
 struct NoPatterns: StringPatternFeed {
     @inline(__always) func feed(_ states: inout SIMD4<Int32>, _ b: UInt8) -> Bool { true }
+    @inline(__always) func selfLoops(_ states: SIMD4<Int32>) -> UInt16 { ByteRunClass.runnable }
 }
 
 /// One pattern, its table held directly (the common case: a `pattern` or a `format`).
 struct OnePattern: StringPatternFeed {
     let table: UnsafePointer<Int32>
+    let loops: UnsafePointer<UInt16>?
     @inline(__always) func feed(_ states: inout SIMD4<Int32>, _ b: UInt8) -> Bool {
         let t = table[Int(states[0]) &* 256 &+ Int(b)]
         states[0] = t
         return t >= 0
     }
+    @inline(__always) func selfLoops(_ states: SIMD4<Int32>) -> UInt16 { loops?[Int(states[0])] ?? 0 }
 }
 
 /// Any number of patterns (up to `StringWalkSpec.maxDFAs`), read from the spec.
@@ -71,6 +78,7 @@ struct SpecPatterns: StringPatternFeed {
         }
         return true
     }
+    @inline(__always) func selfLoops(_ states: SIMD4<Int32>) -> UInt16 { 0 }
 }
 
 // Phases of the string aux layout (see GrammarAutomaton+Nodes.swift).
@@ -236,7 +244,7 @@ extension GrammarMatcher {
                         memo: StringSubtreeMemo? = nil) {
         switch spec.dfaCount {
         case 0: fillStringMask(spec, NoPatterns(), start, out, trie, states, memo)
-        case 1: fillStringMask(spec, OnePattern(table: spec.table(0)), start, out, trie, states, memo)
+        case 1: fillStringMask(spec, OnePattern(table: spec.table(0), loops: spec.firstLoops), start, out, trie, states, memo)
         default: fillStringMask(spec, SpecPatterns(spec: spec), start, out, trie, states, memo)
         }
     }
@@ -248,13 +256,13 @@ extension GrammarMatcher {
         let shape = memo?.shape(StringSubtreeMemo.Shape(dfas: spec.dfaIds, dfaCount: spec.dfaCount,
                                                         maxLength: spec.maxLength, tracksValue: spec.tracksValue))
         guard let memo, let shape, memo.worthUsing(shape) else {
-            walkString(spec, patterns, from: 0, to: trie.nodeCount, out, trie, states, record: nil, base: 0)
+            Self.walkString(spec, patterns, from: 0, to: trie.nodeCount, out, trie, states, record: nil, base: 0)
             return
         }
         var lanes: [DFAHorizonClasses] = []
         for k in 0..<spec.dfaCount {
             let d = spec.dfaIds[k]
-            lanes.append(memo.horizonClasses(d, table: spec.table(k), stateCount: automaton.dfas[Int(d)].stateCount))
+            lanes.append(memo.horizonClasses(d, table: spec.table(k), stateCount: automaton.pattern(d).stateCount))
         }
         let n = trie.nodeCount
         let byte = trie.byte, depth = trie.depth, skip = trie.skip, height = trie.height
@@ -297,7 +305,7 @@ extension GrammarMatcher {
                     record.initialize(repeating: 0, count: words)
                     states[d] = s
                     trie.setTokens(of: i, in: out, record: record, base: first)
-                    walkString(spec, patterns, from: i + 1, to: Int(skip[i]), out, trie, states, record: record, base: first)
+                    Self.walkString(spec, patterns, from: i + 1, to: Int(skip[i]), out, trie, states, record: record, base: first)
                     if memo.hasRoom(words) { memo.store(key, record, words: words) }
                 }
                 i = Int(skip[i])
@@ -365,11 +373,11 @@ extension GrammarMatcher {
     /// The plain walk over nodes `from ..< to` (parents' states already in `states`), specialised
     /// per pattern feed. With `record`, each token taken also sets its bit at `tokens` index − `base`.
     @inline(__always)
-    private func walkString<P: StringPatternFeed>(_ spec: StringWalkSpec, _ patterns: P, from: Int, to n: Int,
+    static func walkString<P: StringPatternFeed>(_ spec: StringWalkSpec, _ patterns: P, from: Int, to n: Int,
                                                   _ out: UnsafeMutablePointer<UInt64>, _ trie: TokenTrie,
                                                   _ states: UnsafeMutablePointer<StringWalkState>,
                                                   record: UnsafeMutablePointer<UInt64>?, base: Int) {
-        let byte = trie.byte, depth = trie.depth, skip = trie.skip
+        let byte = trie.byte, depth = trie.depth, skip = trie.skip, below = trie.classesBelow, height = trie.height
         var i = from
         while i < n {
             let d = Int(depth[i])
@@ -378,8 +386,16 @@ extension GrammarMatcher {
                 i = Int(skip[i])
                 continue
             }
-            states[d] = s
             trie.setTokens(of: i, in: out, record: record, base: base)
+            let classes = below[i]
+            // A subtree of bytes the state loops on keeps the string where it is: take it whole.
+            if classes != 0, s.phase == pContent, s.need == 0, classes & ~patterns.selfLoops(s.dfa) == 0,
+               spec.maxLength < 0 || spec.maxLength - s.length >= height[i] {
+                trie.setTokensBelow(i, in: out, record: record, base: base)
+                i = Int(skip[i])
+                continue
+            }
+            states[d] = s
             i += 1
         }
     }
@@ -421,6 +437,7 @@ extension GrammarAutomaton {
         for (k, i) in constraining.enumerated() {
             let table = UnsafePointer(dfaTable(spec.dfas[i]))
             w.dfaIds[k] = spec.dfas[i]
+            if k == 0 { w.firstLoops = dfaLoops(spec.dfas[i]) }
             let q = a[8 + i]
             switch k {
             case 0: w.tables.0 = table

@@ -31,6 +31,10 @@ public final class GrammarMatcher {
     static let maxLanes = 8
     /// Masks whose string frames together took every string (tests read it to see the shortcut taken).
     private(set) var jointPlainMasks = 0
+    /// Masks whose string frames were walked as one joined pattern (tests read it too).
+    private(set) var unionMasks = 0
+    /// Masks whose string frames were all covered by one without a pattern that can die (likewise).
+    private(set) var plainCoverMasks = 0
 
     static let terminated: Int32 = -3
 
@@ -234,6 +238,15 @@ public final class GrammarMatcher {
             // patterns, "any other name") walk it once together, each keeping its own mask.
             let words = vocabulary.maskWordCount
             out.initialize(repeating: 0, count: words)
+            if let covered = automaton.coveringPlainPart(parts, maxTokenBytes: vocabulary.maxTokenLength) {
+                plainCoverMasks += 1
+                for p in [covered.cover] + covered.others {
+                    mask(of: p, into: scratch)
+                    for w in 0..<words { out[w] |= scratch[w] }
+                }
+                cache.store(c, out)
+                return
+            }
             let framed = parts.map { (part: $0, frame: automaton.isolatedStringFrame($0)) }
             if jointPlainMask(framed, out) {
                 cache.store(c, out)
@@ -253,6 +266,13 @@ public final class GrammarMatcher {
             if together.count == 1 {
                 mask(of: together[0].part, into: scratch)
                 for w in 0..<words { out[w] |= scratch[w] }
+            } else if together.count > 1, plainKey(together.map(\.frame)) != nil,
+                      let union = automaton.unionFrame(together.map(\.frame)) {
+                // One walk of the joined pattern, which the subtree memo serves like any other.
+                scratch.initialize(repeating: 0, count: words)
+                fillStringMask(union.spec, union.state, scratch, vocabulary.trie, stringStates, memo: automaton.stringSubtrees)
+                for w in 0..<words { out[w] |= scratch[w] }
+                unionMasks += 1
             } else if together.count > 1 {
                 let lanes = laneMasks
                 lanes.initialize(repeating: 0, count: together.count * words)
@@ -282,6 +302,8 @@ public final class GrammarMatcher {
         out.initialize(repeating: 0, count: vocabulary.maskWordCount)
         if let frame = automaton.isolatedStringFrame(c) {
             fillStringMask(frame.spec, frame.state, out, vocabulary.trie, stringStates, memo: automaton.stringSubtrees)
+        } else if let literal = automaton.isolatedLiteral(c) {
+            vocabulary.trie.setProperPrefixTokens(of: literal, in: out)
         } else {
             fillMask(c, out, vocabulary.trie)
         }

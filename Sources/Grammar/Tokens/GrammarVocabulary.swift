@@ -59,6 +59,31 @@ public final class GrammarVocabulary: @unchecked Sendable {
         numberTrie = TokenTrie(tokens: tokens, ids: numeric)
         nonNumberTrie = TokenTrie(tokens: tokens, ids: ids.filter { !GrammarAutomaton.isNumberToken(tokens[$0]) })
         stringBudgets = StringBudgetMasks(tokens: tokens)
+        precomputePlainStrings()
+    }
+
+    /// Walks the trie for the plain string between characters — the mask nearly every schema asks
+    /// for first, inside its first string — once per vocabulary, so that no grammar's first string
+    /// pays a whole-trie walk (milliseconds on a 128k vocabulary) in the middle of generation.
+    private func precomputePlainStrings() {
+        let words = maskWordCount
+        let out = UnsafeMutablePointer<UInt64>.allocate(capacity: words)
+        let states = UnsafeMutablePointer<StringWalkState>.allocate(capacity: maxTokenLength + 2)
+        defer {
+            out.deallocate()
+            states.deallocate()
+        }
+        for tracksValue in [false, true] {
+            var spec = StringWalkSpec()
+            spec.tracksValue = tracksValue
+            states.initialize(repeating: .content, count: maxTokenLength + 2)
+            out.initialize(repeating: 0, count: words)
+            GrammarMatcher.walkString(spec, NoPatterns(), from: 0, to: trie.nodeCount, out, trie, states, record: nil, base: 0)
+            let content = StringWalkState.content
+            let key = GrammarAutomaton.plainStringKey([content.phase, content.need, content.lo, content.hi, content.hexCount,
+                                                       content.hex, content.high], budget: -1, tracksValue: tracksValue)
+            sharedStringMasks.store(key, out, words: words)
+        }
     }
 
     deinit {

@@ -11,6 +11,9 @@ final class TokenTrie: @unchecked Sendable {
     let tokens: UnsafeMutablePointer<Int32>
     /// Bytes the longest token below each node continues past it (0 at a leaf).
     let height: UnsafeMutablePointer<Int32>
+    /// Per node, the `ByteRunClass` bits of every byte below it (not its own): a string walk
+    /// whose state loops on all of them takes the whole subtree without visiting it.
+    let classesBelow: UnsafeMutablePointer<UInt16>
     /// Entries of `tokens`: a subtree's tokens are the run `tokStart[i] ..< tokStart[skip[i]]`
     /// (or up to this count when the subtree runs to the end).
     let tokenCount: Int
@@ -62,6 +65,15 @@ final class TokenTrie: @unchecked Sendable {
             deepest[d] = max(deepest[d], below)
             heights[i] = below - Int32(d)
         }
+        // The same backward pass folds each node's byte class into its parent's `classesBelow`.
+        var below = [UInt16](repeating: 0, count: bytes.count)
+        var pending = [UInt16](repeating: 0, count: maxLen + 2)
+        for i in stride(from: bytes.count - 1, through: 0, by: -1) {
+            let d = Int(depth[i])
+            below[i] = pending[d + 1]
+            pending[d + 1] = 0
+            pending[d] |= below[i] | ByteRunClass.bit(bytes[i])
+        }
         func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
             let p = UnsafeMutablePointer<T>.allocate(capacity: max(a.count, 1))
             for (i, x) in a.enumerated() { (p + i).initialize(to: x) }
@@ -74,6 +86,7 @@ final class TokenTrie: @unchecked Sendable {
         self.tokEnd = copy(tokEnd)
         self.tokens = copy(list)
         self.height = copy(heights)
+        self.classesBelow = copy(below)
     }
 
     /// Sets the bits of node `i`'s own tokens in `mask`; with `record`, also each token's bit at
@@ -90,6 +103,33 @@ final class TokenTrie: @unchecked Sendable {
         }
     }
 
+    /// Sets the bits of every token that is a proper prefix of `bytes` (the tokens a literal takes
+    /// without finishing): one path down the trie, children found by hopping over siblings.
+    func setProperPrefixTokens(of bytes: ArraySlice<UInt8>, in mask: UnsafeMutablePointer<UInt64>) {
+        var i = 0, end = nodeCount
+        for b in bytes.dropLast() {
+            while i < end, byte[i] != b { i = Int(skip[i]) }
+            guard i < end else { return }
+            setTokens(of: i, in: mask)
+            end = Int(skip[i])
+            i += 1
+        }
+    }
+
+    /// Sets the bits of every token below node `i` (not its own), and with `record` their bits at
+    /// their `tokens` index − `base`.
+    @inline(__always) func setTokensBelow(_ i: Int, in mask: UnsafeMutablePointer<UInt64>,
+                                          record: UnsafeMutablePointer<UInt64>? = nil, base: Int = 0) {
+        let end = subtreeTokenEnd(i)
+        var k = Int(tokEnd[i])
+        while k < end {
+            let t = Int(tokens[k])
+            mask[t >> 6] |= 1 << UInt64(t & 63)
+            if let record { record[(k - base) >> 6] |= 1 << UInt64((k - base) & 63) }
+            k += 1
+        }
+    }
+
     /// Index into `tokens` just past the subtree of node `i`.
     @inline(__always) func subtreeTokenEnd(_ i: Int) -> Int {
         let s = Int(skip[i])
@@ -99,5 +139,6 @@ final class TokenTrie: @unchecked Sendable {
     deinit {
         byte.deallocate(); depth.deallocate(); skip.deallocate()
         tokStart.deallocate(); tokEnd.deallocate(); tokens.deallocate(); height.deallocate()
+        classesBelow.deallocate()
     }
 }
