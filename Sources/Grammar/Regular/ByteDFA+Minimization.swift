@@ -7,16 +7,38 @@ extension ByteDFA {
     /// a cold state walks the whole token trie, horizon classes refine over all states — so the
     /// states are merged once, where the DFA is built. Because the result is renumbered breadth
     /// first by byte, two patterns with one language also become one interned DFA.
-    func minimized() -> ByteDFA {
+    ///
+    /// - Parameter byteGroups: one byte of each group of bytes that every state treats alike, when
+    ///   the caller knows them (subset construction works over such groups); else they are found.
+    func minimized(byteGroups: [UInt8]? = nil) -> ByteDFA {
         let n = stateCount
         guard n > 1 else { return self }
         let total = n + 1  // state n is the dead sink the trimmed table leaves implicit
         // Bytes whose columns agree in every state split nothing apart from each other.
-        let reps = trans.withUnsafeBufferPointer { ByteDFA.columnRepresentatives($0.baseAddress!, stateCount: n) }
+        let reps = byteGroups ?? trans.withUnsafeBufferPointer { ByteDFA.columnRepresentatives($0.baseAddress!, stateCount: n) }
         let k = reps.count
-        // Predecessors per (target, byte class) in one compressed array.
-        var revStart = [Int32](repeating: 0, count: total * k + 1)
-        var revFrom = [Int32](repeating: 0, count: total * k)
+        // Raw buffers throughout: this runs over every state × byte group of every pattern a schema
+        // compiles (thousands of states for counters and formats).
+        let revStart = UnsafeMutablePointer<Int32>.allocate(capacity: total * k + 1)
+        let revFrom = UnsafeMutablePointer<Int32>.allocate(capacity: total * k)
+        let elements = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        let position = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        let blockOf = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        // Per block (at most one per state): its range [first, past) in `elements`, how many of
+        // its states the current splitter marked, and whether it waits in `work`.
+        let first = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        let past = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        let marked = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        let inWork = UnsafeMutablePointer<Bool>.allocate(capacity: total)
+        let work = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        let touched = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        let splitter = UnsafeMutablePointer<Int32>.allocate(capacity: total)
+        defer {
+            for p in [revStart, revFrom, elements, position, blockOf, first, past, marked, work, touched, splitter] { p.deallocate() }
+            inWork.deallocate()
+        }
+        // Predecessors per (target, byte group) in one compressed array.
+        revStart.initialize(repeating: 0, count: total * k + 1)
         trans.withUnsafeBufferPointer { t in
             for q in 0..<total {
                 for c in 0..<k {
@@ -25,7 +47,9 @@ extension ByteDFA {
                 }
             }
             for i in 0..<(total * k) { revStart[i + 1] += revStart[i] }
-            var fill = Array(revStart[0..<(total * k)])
+            let fill = UnsafeMutablePointer<Int32>.allocate(capacity: total * k)
+            defer { fill.deallocate() }
+            fill.update(from: revStart, count: total * k)
             for q in 0..<total {
                 for c in 0..<k {
                     let x = q < n ? Int(t[q * 256 + Int(reps[c])]) : -1
@@ -36,13 +60,8 @@ extension ByteDFA {
             }
         }
 
-        // The partition: `elements` grouped by block, each block a range [first, past).
-        var elements = [Int32](repeating: 0, count: total)
-        var position = [Int32](repeating: 0, count: total)
-        var blockOf = [Int32](repeating: 0, count: total)
-        var first: [Int32] = [], past: [Int32] = [], marked: [Int32] = []
-        var inWork: [Bool] = []
-        var work: [Int32] = []
+        // The start partition: accepting states, the other live ones, the sink.
+        var blocks = 0, waiting = 0
         do {
             var at = 0
             for group in 0..<3 {
@@ -52,86 +71,97 @@ extension ByteDFA {
                     guard g == group else { continue }
                     elements[at] = Int32(q)
                     position[q] = Int32(at)
-                    blockOf[q] = Int32(first.count)
+                    blockOf[q] = Int32(blocks)
                     at += 1
                 }
                 if at > start {
-                    first.append(Int32(start))
-                    past.append(Int32(at))
-                    marked.append(0)
-                    inWork.append(true)
-                    work.append(Int32(first.count - 1))
+                    first[blocks] = Int32(start)
+                    past[blocks] = Int32(at)
+                    marked[blocks] = 0
+                    inWork[blocks] = true
+                    work[waiting] = Int32(blocks)
+                    waiting += 1
+                    blocks += 1
                 }
             }
         }
-        var splitter: [Int32] = []
-        var touched: [Int32] = []
-        while let b = work.popLast() {
-            inWork[Int(b)] = false
-            splitter.removeAll(keepingCapacity: true)
-            splitter.append(contentsOf: elements[Int(first[Int(b)])..<Int(past[Int(b)])])
+        while waiting > 0 {
+            waiting -= 1
+            let b = Int(work[waiting])
+            inWork[b] = false
+            let size = Int(past[b] - first[b])
+            splitter.update(from: elements + Int(first[b]), count: size)
             for c in 0..<k {
-                // Mark every state whose class-c byte enters the splitter: move it to the front of its block.
-                for t in splitter {
-                    let slot = Int(t) * k + c
+                // Mark every state whose group-c byte enters the splitter: move it to the front of its block.
+                var touchedCount = 0
+                for j in 0..<size {
+                    let slot = Int(splitter[j]) * k + c
                     for i in Int(revStart[slot])..<Int(revStart[slot + 1]) {
                         let p = Int(revFrom[i])
                         let x = Int(blockOf[p])
                         let m = Int(first[x] + marked[x])
                         let pos = Int(position[p])
                         guard pos >= m else { continue }  // already marked
-                        if marked[x] == 0 { touched.append(Int32(x)) }
+                        if marked[x] == 0 {
+                            touched[touchedCount] = Int32(x)
+                            touchedCount += 1
+                        }
                         let other = elements[m]
-                        elements[m] = Int32(p); position[p] = Int32(m)
-                        elements[pos] = other; position[Int(other)] = Int32(pos)
+                        elements[m] = Int32(p)
+                        position[p] = Int32(m)
+                        elements[pos] = other
+                        position[Int(other)] = Int32(pos)
                         marked[x] += 1
                     }
                 }
                 // Split each touched block into its marked front and the rest.
-                for x32 in touched {
-                    let x = Int(x32)
+                for t in 0..<touchedCount {
+                    let x = Int(touched[t])
                     let m = Int(marked[x])
                     marked[x] = 0
-                    let size = Int(past[x] - first[x])
-                    guard m < size else { continue }
-                    let y = first.count
+                    let whole = Int(past[x] - first[x])
+                    guard m < whole else { continue }
+                    let y = blocks
+                    blocks += 1
                     let splitAt = first[x] + Int32(m)
-                    first.append(splitAt)
-                    past.append(past[x])
-                    marked.append(0)
+                    first[y] = splitAt
+                    past[y] = past[x]
+                    marked[y] = 0
                     past[x] = splitAt
                     for i in Int(splitAt)..<Int(past[y]) { blockOf[Int(elements[i])] = Int32(y) }
                     if inWork[x] {
-                        inWork.append(true)
-                        work.append(Int32(y))
+                        inWork[y] = true
+                        work[waiting] = Int32(y)
+                        waiting += 1
                     } else {
                         // Hopcroft's halving: the smaller half suffices as a splitter.
-                        let smaller = m <= size - m ? x : y
-                        inWork.append(false)
+                        let smaller = m <= whole - m ? x : y
+                        inWork[y] = false
                         inWork[smaller] = true
-                        work.append(Int32(smaller))
+                        work[waiting] = Int32(smaller)
+                        waiting += 1
                     }
                 }
-                touched.removeAll(keepingCapacity: true)
             }
         }
-        let sinkBlock = Int(blockOf[n])
-        if first.count - 1 == n { return self }  // already minimal (n live blocks plus the sink)
+        if blocks == total { return self }  // already minimal: every state its own block
         // One state per block; the raw init drops the sink's block and renumbers breadth first.
-        let blocks = first.count
+        let sinkBlock = Int(blockOf[n])
         var raw = [Int32](repeating: -1, count: blocks * 256)
         var acc = [Bool](repeating: false, count: blocks)
-        // Block 0 must hold the start state: swap numbering so that state 0's block comes first.
+        // State 0's block must come first: swap its number with block 0's.
         let startBlock = Int(blockOf[0])
         func id(_ b: Int) -> Int { b == startBlock ? 0 : (b == 0 ? startBlock : b) }
         trans.withUnsafeBufferPointer { t in
-            for x in 0..<blocks where x != sinkBlock {
-                let q = Int(elements[Int(first[x])])
-                let row = id(x) * 256
-                acc[id(x)] = accepting[q]
-                for byte in 0..<256 {
-                    let to = Int(t[q * 256 + byte])
-                    if to >= 0 { raw[row + byte] = Int32(id(Int(blockOf[to]))) }
+            raw.withUnsafeMutableBufferPointer { r in
+                for x in 0..<blocks where x != sinkBlock {
+                    let q = Int(elements[Int(first[x])])
+                    let row = id(x) * 256
+                    acc[id(x)] = accepting[q]
+                    for byte in 0..<256 {
+                        let to = Int(t[q * 256 + byte])
+                        if to >= 0 { r[row + byte] = Int32(id(Int(blockOf[to]))) }
+                    }
                 }
             }
         }

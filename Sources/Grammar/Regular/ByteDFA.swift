@@ -338,6 +338,7 @@ struct ByteNFA {
             }
             trans.append(contentsOf: row)
         }
-        return ByteDFA(rawTrans: trans, rawAccepting: acc).minimized()
+        // Every byte of a class moves every subset alike, so the classes are the byte groups.
+        return ByteDFA(rawTrans: trans, rawAccepting: acc).minimized(byteGroups: classStart.map { UInt8($0) })
     }
 }
