@@ -23,8 +23,10 @@ extension GrammarAutomaton {
     static let maxUnionsPerKey = 4
 
     /// One frame that takes exactly the tokens that at least one of `frames` takes, or nil when the
-    /// frames do not stand at the same place or their product is too large. The caller checked that
-    /// no `maxLength` is within a token's reach and that the frames decode alike (`plainKey`).
+    /// frames do not stand at the same place or their product is too large. For several frames the
+    /// caller checked that no `maxLength` is within a token's reach and that the frames decode alike
+    /// (`plainKey`); a single frame with several patterns keeps its bounds, and its patterns become
+    /// their intersection (one table load per byte, and a pattern the run-class skip can read).
     func unionFrame(_ frames: [(spec: StringWalkSpec, state: StringWalkState)]) -> (spec: StringWalkSpec, state: StringWalkState)? {
         var laneKey: [Int32] = []
         var joint: [Int32] = []
@@ -52,12 +54,17 @@ extension GrammarAutomaton {
         guard let found else { return nil }
         var spec = StringWalkSpec()
         spec.tracksValue = frames[0].spec.tracksValue
+        if frames.count == 1 {
+            // One frame's patterns joined (their intersection): its own bounds still hold.
+            spec.minLength = frames[0].spec.minLength
+            spec.maxLength = frames[0].spec.maxLength
+        }
         spec.dfaCount = 1
         spec.dfaIds[0] = found.id
         spec.tables.0 = UnsafePointer(dfaTable(found.id))
         spec.firstLoops = dfaLoops(found.id)
         var state = frames[0].state
-        state.length = 0
+        if frames.count > 1 { state.length = 0 }
         state.dfa = SIMD4(repeating: 0)
         state.dfa[0] = found.state
         return (spec, state)
@@ -72,6 +79,26 @@ extension GrammarAutomaton {
             first.append(first.isEmpty ? 0 : first.last! + count.last!)
             count.append(s.dfaCount)
         }
+        // Bytes every pattern treats alike are explored once: the joint groups of their columns.
+        var groupOf = [Int](repeating: 0, count: 256)
+        var representatives: [UInt8] = []
+        do {
+            let perPattern = specs.flatMap { s in
+                (0..<s.dfaCount).map { ByteDFA.columnGroups(s.table($0), stateCount: pattern(s.dfaIds[$0]).stateCount).groupOf }
+            }
+            var joint: [[Int]: Int] = [:]
+            for b in 0..<256 {
+                let key = perPattern.map { $0[b] }
+                if let g = joint[key] {
+                    groupOf[b] = g
+                } else {
+                    groupOf[b] = representatives.count
+                    joint[key] = representatives.count
+                    representatives.append(UInt8(b))
+                }
+            }
+        }
+        var groupTrans = [Int32](repeating: -1, count: representatives.count)
         var ids: [[Int32]: Int32] = [start: 0]
         var joints = [start]
         var rawTrans: [Int32] = []
@@ -83,11 +110,12 @@ extension GrammarAutomaton {
             var accepting = false
             for (f, s) in specs.enumerated() where count[f] == 0 || cur[first[f]] >= 0 {
                 var all = true
-                for j in 0..<count[f] where !dfas[Int(s.dfaIds[j])].accepting[Int(cur[first[f] + j])] { all = false; break }
+                for j in 0..<count[f] where !pattern(s.dfaIds[j]).accepting[Int(cur[first[f] + j])] { all = false; break }
                 if all { accepting = true; break }
             }
             rawAccepting.append(accepting)
-            for b in 0..<256 {
+            for (g, rep) in representatives.enumerated() {
+                let b = Int(rep)
                 var next = cur
                 var anyLive = false
                 for (f, s) in specs.enumerated() {
@@ -106,20 +134,21 @@ extension GrammarAutomaton {
                     }
                 }
                 guard anyLive else {
-                    rawTrans.append(-1)
+                    groupTrans[g] = -1
                     continue
                 }
                 if let id = ids[next] {
-                    rawTrans.append(id)
+                    groupTrans[g] = id
                 } else {
                     if joints.count >= GrammarAutomaton.maxUnionStates { return nil }
                     ids[next] = Int32(joints.count)
-                    rawTrans.append(Int32(joints.count))
+                    groupTrans[g] = Int32(joints.count)
                     joints.append(next)
                 }
             }
+            for b in 0..<256 { rawTrans.append(groupTrans[groupOf[b]]) }
         }
-        let dfa = ByteDFA(rawTrans: rawTrans, rawAccepting: rawAccepting).minimized()
+        let dfa = ByteDFA(rawTrans: rawTrans, rawAccepting: rawAccepting).minimized(byteGroups: representatives)
         guard !dfa.isEmpty else { return nil }
         // Each raw state's state in the minimal DFA: walk both in step from their starts.
         var image = [Int32](repeating: -1, count: joints.count)

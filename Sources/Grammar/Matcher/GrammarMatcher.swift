@@ -300,7 +300,8 @@ public final class GrammarMatcher {
             return
         }
         out.initialize(repeating: 0, count: vocabulary.maskWordCount)
-        if let frame = automaton.isolatedStringFrame(c) {
+        if var frame = automaton.isolatedStringFrame(c) {
+            if frame.spec.dfaCount > 1, let joined = automaton.unionFrame([frame]) { frame = joined }
             fillStringMask(frame.spec, frame.state, out, vocabulary.trie, stringStates, memo: automaton.stringSubtrees)
         } else if let literal = automaton.isolatedLiteral(c) {
             vocabulary.trie.setProperPrefixTokens(of: literal, in: out)

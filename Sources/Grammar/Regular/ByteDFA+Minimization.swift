@@ -170,19 +170,30 @@ extension ByteDFA {
 
     /// One byte per group of bytes whose transition columns agree in every state of `table`
     /// (`state * 256 + byte`): partition refinement need only look at one byte of each group.
-    /// Columns are hashed in one row-major pass and compared in full only when hashes meet.
     static func columnRepresentatives(_ table: UnsafePointer<Int32>, stateCount n: Int) -> [UInt8] {
+        columnGroups(table, stateCount: n).representatives
+    }
+
+    /// Each byte's group of identical transition columns in `table`, and one byte per group.
+    /// Columns are hashed in one row-major pass and compared in full only when hashes meet.
+    static func columnGroups(_ table: UnsafePointer<Int32>, stateCount n: Int) -> (groupOf: [Int], representatives: [UInt8]) {
         var hashes = [UInt64](repeating: 0xcbf2_9ce4_8422_2325, count: 256)
         for q in 0..<n {
             for b in 0..<256 { hashes[b] = (hashes[b] ^ UInt64(UInt32(bitPattern: table[q * 256 + b]))) &* 0x100_0000_01b3 }
         }
+        var groupOf = [Int](repeating: 0, count: 256)
         var reps: [UInt8] = []
         for b in 0..<256 {
-            let same = reps.contains { r in
+            let same = reps.firstIndex { r in
                 hashes[Int(r)] == hashes[b] && (0..<n).allSatisfy { table[$0 * 256 + Int(r)] == table[$0 * 256 + b] }
             }
-            if !same { reps.append(UInt8(b)) }
+            if let same {
+                groupOf[b] = same
+            } else {
+                groupOf[b] = reps.count
+                reps.append(UInt8(b))
+            }
         }
-        return reps
+        return (groupOf, reps)
     }
 }
