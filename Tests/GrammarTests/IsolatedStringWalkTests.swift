@@ -72,15 +72,6 @@ import LoomJSON
         #expect(r.unions > 0, "the key's patterns were walked as separate lanes")
     }
 
-    /// A string under several patterns walks their intersection, built as one pattern.
-    @Test func severalPatternsWalkTheirIntersection() throws {
-        let g = try Grammar(jsonSchema: try JSONValue(parsing: #"{"type":"string","format":"email","pattern":"^[a-d]+\\.|@ex"}"#),
-                            options: .recognition)
-        let (bad, m) = try MaskAgreement.walk(g, Self.vocabulary, #""abc.de@ex.com""#)
-        #expect(bad.isEmpty, "masks disagree with acceptance after \(bad) bytes")
-        #expect(!m.automaton.unionDFAs.isEmpty, "the patterns were walked one by one")
-    }
-
     /// Declared names beside "any other name" (a pattern that never dies, only decides whether the
     /// key may end) take the plain string's mask, without analysing the exclusion patterns.
     @Test func otherNameCoversDeclaredNames() throws {

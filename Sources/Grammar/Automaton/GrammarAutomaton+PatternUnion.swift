@@ -23,10 +23,8 @@ extension GrammarAutomaton {
     static let maxUnionsPerKey = 4
 
     /// One frame that takes exactly the tokens that at least one of `frames` takes, or nil when the
-    /// frames do not stand at the same place or their product is too large. For several frames the
-    /// caller checked that no `maxLength` is within a token's reach and that the frames decode alike
-    /// (`plainKey`); a single frame with several patterns keeps its bounds, and its patterns become
-    /// their intersection (one table load per byte, and a pattern the run-class skip can read).
+    /// frames do not stand at the same place or their product is too large. The caller checked that
+    /// no `maxLength` is within a token's reach and that the frames decode alike (`plainKey`).
     func unionFrame(_ frames: [(spec: StringWalkSpec, state: StringWalkState)]) -> (spec: StringWalkSpec, state: StringWalkState)? {
         var laneKey: [Int32] = []
         var joint: [Int32] = []
@@ -54,17 +52,12 @@ extension GrammarAutomaton {
         guard let found else { return nil }
         var spec = StringWalkSpec()
         spec.tracksValue = frames[0].spec.tracksValue
-        if frames.count == 1 {
-            // One frame's patterns joined (their intersection): its own bounds still hold.
-            spec.minLength = frames[0].spec.minLength
-            spec.maxLength = frames[0].spec.maxLength
-        }
         spec.dfaCount = 1
         spec.dfaIds[0] = found.id
         spec.tables.0 = UnsafePointer(dfaTable(found.id))
         spec.firstLoops = dfaLoops(found.id)
         var state = frames[0].state
-        if frames.count > 1 { state.length = 0 }
+        state.length = 0
         state.dfa = SIMD4(repeating: 0)
         state.dfa[0] = found.state
         return (spec, state)

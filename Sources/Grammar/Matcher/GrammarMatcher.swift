@@ -300,8 +300,7 @@ public final class GrammarMatcher {
             return
         }
         out.initialize(repeating: 0, count: vocabulary.maskWordCount)
-        if var frame = automaton.isolatedStringFrame(c) {
-            if frame.spec.dfaCount > 1, let joined = automaton.unionFrame([frame]) { frame = joined }
+        if let frame = automaton.isolatedStringFrame(c) {
             fillStringMask(frame.spec, frame.state, out, vocabulary.trie, stringStates, memo: automaton.stringSubtrees)
         } else if let literal = automaton.isolatedLiteral(c) {
             vocabulary.trie.setProperPrefixTokens(of: literal, in: out)
