@@ -194,8 +194,10 @@ extension JSONSchemaCompiler {
         return alternatives.count == 1 ? alternatives[0] : obj([("anyOf", .array(alternatives))])
     }
 
-    /// `oneOf`: branch i holds and every branch not provably disjoint from it fails.
-    mutating func oneOfGroup(_ branches: [SchemaLoc], key: String, pointer: String) throws(GrammarError) -> SchemaGroup {
+    /// `oneOf`: branch i holds and every branch not provably disjoint from it fails. Disjointness
+    /// is proved among instances of the types `within` (the enclosing schema's `type`), when given.
+    mutating func oneOfGroup(_ branches: [SchemaLoc], key: String, pointer: String,
+                             within: Set<String>? = nil) throws(GrammarError) -> SchemaGroup {
         // Collecting the branches recurses outside `compileConj`, whose stack check it bypasses.
         guard stack.hasRoom() else {
             throw GrammarError(.limit, keyword: "depth", pointer: pointer,
@@ -203,11 +205,13 @@ extension JSONSchemaCompiler {
         }
         var facts: [SchemaFacts] = []
         for br in branches { facts.append(try collect([br], resolved: [])) }
+        var scoped = facts
+        if let within { for i in scoped.indices { scoped[i].restrictTypes(within) } }
         // Disjointness is symmetric: prove each pair once.
         var apart = [[Bool]](repeating: [Bool](repeating: false, count: branches.count), count: branches.count)
         for i in 0..<branches.count where !facts[i].impossible {
             for j in (i + 1)..<branches.count where !facts[j].impossible {
-                apart[i][j] = disjoint(facts[i], facts[j])
+                apart[i][j] = disjoint(scoped[i], scoped[j])
                 apart[j][i] = apart[i][j]
             }
         }

@@ -288,7 +288,17 @@ struct JSONSchemaCompiler {
                     f.groups.append(SchemaGroup(key: gk, keyword: k, pointer: kp(k), alternatives: branches.map { [$0] }, exclusive: false,
                                                 labels: branches.indices.map { "A:\($0)" }, owner: loc.key))
                 } else {
-                    var g = try oneOfGroup(branches, key: gk, pointer: kp(k))
+                    // The schema's own `type` holds beside the branches: they need only be
+                    // disjoint within it (a `oneOf` of objects told apart by a `const` property,
+                    // under `"type": "object"`, is then an `anyOf`).
+                    var context: Set<String>?
+                    switch o["type"] {
+                    case .string(let t)?: context = [t]
+                    case .array(let ts)?: context = Set(ts.compactMap(\.stringValue))
+                    default: break
+                    }
+                    if context != nil, o["nullable"] == .bool(true) { context?.insert("null") }
+                    var g = try oneOfGroup(branches, key: gk, pointer: kp(k), within: context)
                     g.owner = loc.key
                     f.groups.append(g)
                 }
