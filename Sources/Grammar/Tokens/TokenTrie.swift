@@ -93,13 +93,16 @@ final class TokenTrie: @unchecked Sendable {
     /// its `tokens` index − `base` (a subtree's run, as the string walk's memo keeps it).
     @inline(__always) func setTokens(of i: Int, in mask: UnsafeMutablePointer<UInt64>,
                                      record: UnsafeMutablePointer<UInt64>? = nil, base: Int = 0) {
-        var k = Int(tokStart[i])
-        let e = Int(tokEnd[i])
-        while k < e {
+        setTokens(Int(tokStart[i])..<Int(tokEnd[i]), in: mask, record: record, base: base)
+    }
+
+    /// Sets the bits of the tokens at `run` of `tokens` (and, with `record`, their index bits).
+    @inline(__always) private func setTokens(_ run: Range<Int>, in mask: UnsafeMutablePointer<UInt64>,
+                                             record: UnsafeMutablePointer<UInt64>?, base: Int) {
+        for k in run {
             let t = Int(tokens[k])
             mask[t >> 6] |= 1 << UInt64(t & 63)
             if let record { record[(k - base) >> 6] |= 1 << UInt64((k - base) & 63) }
-            k += 1
         }
     }
 
@@ -120,14 +123,7 @@ final class TokenTrie: @unchecked Sendable {
     /// their `tokens` index − `base`.
     @inline(__always) func setTokensBelow(_ i: Int, in mask: UnsafeMutablePointer<UInt64>,
                                           record: UnsafeMutablePointer<UInt64>? = nil, base: Int = 0) {
-        let end = subtreeTokenEnd(i)
-        var k = Int(tokEnd[i])
-        while k < end {
-            let t = Int(tokens[k])
-            mask[t >> 6] |= 1 << UInt64(t & 63)
-            if let record { record[(k - base) >> 6] |= 1 << UInt64((k - base) & 63) }
-            k += 1
-        }
+        setTokens(Int(tokEnd[i])..<subtreeTokenEnd(i), in: mask, record: record, base: base)
     }
 
     /// Index into `tokens` just past the subtree of node `i`.
