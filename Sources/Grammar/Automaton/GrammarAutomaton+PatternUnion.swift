@@ -35,19 +35,11 @@ extension GrammarAutomaton {
                 joint.append(f.state.dfa[k])
             }
         }
-        var found: (id: Int32, state: Int32)?
-        for u in unions[laneKey, default: []] {
-            if let q = u.index[joint] {
-                found = (u.id, q)
-                break
-            }
-        }
-        if found == nil {
-            guard unions[laneKey, default: []].count < GrammarAutomaton.maxUnionsPerKey,
-                  let u = buildUnion(frames.map(\.spec), from: joint) else { return nil }
+        let built = unions[laneKey, default: []]
+        var found = built.lazy.compactMap { u in u.index[joint].map { (id: u.id, state: $0) } }.first
+        if found == nil, built.count < GrammarAutomaton.maxUnionsPerKey, let u = buildUnion(frames.map(\.spec), from: joint) {
             unions[laneKey, default: []].append(u)
-            guard let q = u.index[joint] else { return nil }
-            found = (u.id, q)
+            found = u.index[joint].map { (id: u.id, state: $0) }
         }
         guard let found else { return nil }
         var spec = StringWalkSpec()

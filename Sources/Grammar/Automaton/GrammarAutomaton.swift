@@ -92,24 +92,24 @@ final class GrammarAutomaton {
 
     /// The transition table of pattern `d` (`state * 256 + byte` → state or -1), at a fixed address.
     func dfaTable(_ d: Int32) -> UnsafeMutablePointer<Int32> {
-        if dfaTables.count <= Int(d) { dfaTables.append(contentsOf: repeatElement(nil, count: Int(d) + 1 - dfaTables.count)) }
-        if let t = dfaTables[Int(d)] { return t }
-        let src = pattern(d).trans
-        let t = UnsafeMutablePointer<Int32>.allocate(capacity: max(src.count, 1))
-        t.initialize(from: src, count: src.count)
-        dfaTables[Int(d)] = t
-        return t
+        GrammarAutomaton.fixedCopy(&dfaTables, d) { pattern(d).trans }
     }
 
     /// Per state of pattern `d`, the `ByteRunClass` classes it loops on, at a fixed address.
     func dfaLoops(_ d: Int32) -> UnsafePointer<UInt16> {
-        if dfaLoopTables.count <= Int(d) { dfaLoopTables.append(contentsOf: repeatElement(nil, count: Int(d) + 1 - dfaLoopTables.count)) }
-        if let t = dfaLoopTables[Int(d)] { return UnsafePointer(t) }
-        let loops = ByteRunClass.selfLoops(pattern(d))
-        let t = UnsafeMutablePointer<UInt16>.allocate(capacity: max(loops.count, 1))
-        t.initialize(from: loops, count: loops.count)
-        dfaLoopTables[Int(d)] = t
-        return UnsafePointer(t)
+        UnsafePointer(GrammarAutomaton.fixedCopy(&dfaLoopTables, d) { ByteRunClass.selfLoops(pattern(d)) })
+    }
+
+    /// Entry `d` of a per-pattern table kept at a fixed address, made by `make` on first use.
+    private static func fixedCopy<T>(_ tables: inout [UnsafeMutablePointer<T>?], _ d: Int32,
+                                     _ make: () -> [T]) -> UnsafeMutablePointer<T> {
+        if tables.count <= Int(d) { tables.append(contentsOf: repeatElement(nil, count: Int(d) + 1 - tables.count)) }
+        if let t = tables[Int(d)] { return t }
+        let src = make()
+        let t = UnsafeMutablePointer<T>.allocate(capacity: max(src.count, 1))
+        t.initialize(from: src, count: src.count)
+        tables[Int(d)] = t
+        return t
     }
 
     /// What pattern `d`'s states still constrain (see `PatternLiveness`).
@@ -181,6 +181,8 @@ final class GrammarAutomaton {
         for r in cfgReady { bytes += r.count * MemoryLayout<Int32>.stride }
         bytes += stNode.count * 3 * MemoryLayout<Int32>.stride * 3
         for a in aux { bytes += 64 + a.count * MemoryLayout<Int32>.stride * 2 }
+        for (_, g) in groupsOf { bytes += 64 + (g.nodes.count * 3 + g.stacks.count + 1) * MemoryLayout<Int32>.stride }
+        for u in unionDFAs { bytes += u.trans.count * MemoryLayout<Int32>.stride }
         return bytes + stringSubtrees.retainedBytes
     }
 
@@ -422,13 +424,16 @@ final class GrammarAutomaton {
         // code points than bytes. Keyed this way, every schema's plain strings share a few masks.
         // A budget no token can exhaust admits what no bound does: both share the unbounded key.
         var budget: Int32 = -1
-        if spec.maxLength >= 0, spec.maxLength - Int(a[7]) <= maxTokenBytes { budget = Int32(spec.maxLength - Int(a[7])) }
+        if !GrammarAutomaton.lengthOutOfReach(maxLength: spec.maxLength, length: Int(a[7]), maxTokenBytes: maxTokenBytes) {
+            budget = Int32(spec.maxLength - Int(a[7]))
+        }
         return GrammarAutomaton.plainStringKey(a.prefix(7), budget: budget, tracksValue: spec.tracksValue)
     }
 
     /// Among the single-frame parts of an isolated configuration, a string frame with no pattern
-    /// that can die (`ByteDFA.isTotal`) and no `maxLength` a token can reach, when every other string frame stands at the same place
-    /// (same phase, UTF-8 position and escape state) and decodes its value alike. That frame then
+    /// that can die (`ByteDFA.isTotal`) and no `maxLength` a token can reach, when every other
+    /// string frame stands at the same place (same phase, UTF-8 position and escape state) and
+    /// decodes its value alike. That frame then
     /// takes every token any of them takes — patterns and length bounds only remove tokens — so
     /// the strings' union is its mask, and nothing about the others' patterns needs analysing.
     /// Returns that part, and the parts that are not string frames (literal names), which still count.
@@ -448,9 +453,18 @@ final class GrammarAutomaton {
             let a = aux[Int(stState[s])]
             if place == nil { place = a.prefix(7) } else if a.prefix(7) != place! { return nil }
             if tracks == nil { tracks = spec.tracksValue } else if spec.tracksValue != tracks! { return nil }
-            if cover == nil, spec.dfas.allSatisfy({ dfas[Int($0)].isTotal }), spec.maxLength < 0 || spec.maxLength - Int(a[7]) > maxTokenBytes + 1 { cover = p }
+            if cover == nil, spec.dfas.allSatisfy({ dfas[Int($0)].isTotal }),
+               GrammarAutomaton.lengthOutOfReach(maxLength: spec.maxLength, length: Int(a[7]), maxTokenBytes: maxTokenBytes) {
+                cover = p
+            }
         }
         return cover.map { ($0, others) }
+    }
+
+    /// Whether a string's `maxLength` (-1: none) is beyond what one token can reach from `length`
+    /// characters: no token holds more characters than bytes, so such a bound removes nothing.
+    static func lengthOutOfReach(maxLength: Int, length: Int, maxTokenBytes: Int) -> Bool {
+        maxLength < 0 || maxLength - length > maxTokenBytes
     }
 
     /// The shared-mask key of a plain string frame: the string aux slots before the length (phase,

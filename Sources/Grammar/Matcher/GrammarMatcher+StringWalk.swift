@@ -86,6 +86,10 @@ private let pOpen: Int32 = 0, pContent: Int32 = 1, pEscape: Int32 = 2, pHex: Int
 private let pLowBackslash: Int32 = 4, pLowU: Int32 = 5, pLowHex: Int32 = 6
 
 extension StringWalkState {
+    /// The slots that say where in a string the walk stands (phase, UTF-8 position, escape
+    /// state): everything but the length and the patterns' states.
+    var placeSlots: [Int32] { [phase, need, lo, hi, hexCount, hex, high] }
+
     /// Inside the string's content, between characters, with nothing counted yet.
     static var content: StringWalkState {
         var s = StringWalkState()

@@ -213,15 +213,15 @@ public final class GrammarMatcher {
             let t = g.state
             guard t.phase == s.phase, t.need == s.need, t.lo == s.lo, t.hi == s.hi, t.hexCount == s.hexCount,
                   t.hex == s.hex, t.high == s.high, g.spec.tracksValue == f.spec.tracksValue else { return nil }
-            if g.spec.maxLength >= 0 && Int(g.spec.maxLength - t.length) <= vocabulary.maxTokenLength + 1 { return nil }
+            guard GrammarAutomaton.lengthOutOfReach(maxLength: Int(g.spec.maxLength), length: Int(t.length),
+                                                    maxTokenBytes: vocabulary.maxTokenLength) else { return nil }
         }
         var spec = StringWalkSpec()
         spec.tracksValue = f.spec.tracksValue
         var state = s
         state.length = 0
         state.dfa = SIMD4(repeating: 0)
-        let key = GrammarAutomaton.plainStringKey([s.phase, s.need, s.lo, s.hi, s.hexCount, s.hex, s.high], budget: -1,
-                                                  tracksValue: f.spec.tracksValue)
+        let key = GrammarAutomaton.plainStringKey(s.placeSlots, budget: -1, tracksValue: f.spec.tracksValue)
         return (key, spec, state)
     }
 
@@ -233,9 +233,10 @@ public final class GrammarMatcher {
         }
         let parts = automaton.isolatedComponents(c)
         if !parts.isEmpty {
-            // A token that stays inside is valid iff it is valid for one of the frames. Frames
-            // that would each walk the whole trie (a key's alternatives: property names,
-            // patterns, "any other name") walk it once together, each keeping its own mask.
+            // A token that stays inside is valid iff it is valid for one of the frames (a key's
+            // alternatives: property names, patterns, "any other name"). In order: a frame that
+            // covers the others, frames that together take every string, frames walked once as
+            // their joined pattern, and frames walked together, each keeping its own mask.
             let words = vocabulary.maskWordCount
             out.initialize(repeating: 0, count: words)
             if let covered = automaton.coveringPlainPart(parts, maxTokenBytes: vocabulary.maxTokenLength) {

@@ -256,13 +256,9 @@ struct JSONSchemaCompiler {
             if JSONSchemaCompiler.annotationKeywords.contains(k) || k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef" { continue }
             switch k {
             case "type":
-                var t: Set<String> = []
-                switch v {
-                case .string(let s): t = [s]
-                case .array(let xs): for x in xs { if let s = x.stringValue { t.insert(s) } }
-                default: throw GrammarError(.syntax, keyword: "type", pointer: kp(k), "type must be a string or an array")
+                guard let t = JSONSchemaCompiler.declaredTypes(o) else {
+                    throw GrammarError(.syntax, keyword: "type", pointer: kp(k), "type must be a string or an array")
                 }
-                if o["nullable"] == .bool(true) { t.insert("null") }
                 for s in t where !allJSONTypes.contains(s) {
                     throw GrammarError(.syntax, keyword: "type", pointer: kp(k), "unknown type '\(s)'")
                 }
@@ -291,14 +287,7 @@ struct JSONSchemaCompiler {
                     // The schema's own `type` holds beside the branches: they need only be
                     // disjoint within it (a `oneOf` of objects told apart by a `const` property,
                     // under `"type": "object"`, is then an `anyOf`).
-                    var context: Set<String>?
-                    switch o["type"] {
-                    case .string(let t)?: context = [t]
-                    case .array(let ts)?: context = Set(ts.compactMap(\.stringValue))
-                    default: break
-                    }
-                    if context != nil, o["nullable"] == .bool(true) { context?.insert("null") }
-                    var g = try oneOfGroup(branches, key: gk, pointer: kp(k), within: context)
+                    var g = try oneOfGroup(branches, key: gk, pointer: kp(k), within: JSONSchemaCompiler.declaredTypes(o))
                     g.owner = loc.key
                     f.groups.append(g)
                 }
@@ -452,5 +441,20 @@ struct JSONSchemaCompiler {
                 continue  // unknown keywords are annotations
             }
         }
+    }
+}
+
+extension JSONSchemaCompiler {
+    /// The types a schema object's `type` keyword names (with OpenAPI's `nullable` adding `null`);
+    /// nil when it has no `type`, or one that is neither a string nor an array.
+    static func declaredTypes(_ o: JSONObject) -> Set<String>? {
+        var t: Set<String>
+        switch o["type"] {
+        case .string(let s)?: t = [s]
+        case .array(let xs)?: t = Set(xs.compactMap(\.stringValue))
+        default: return nil
+        }
+        if o["nullable"] == .bool(true) { t.insert("null") }
+        return t
     }
 }

@@ -79,9 +79,7 @@ public final class GrammarVocabulary: @unchecked Sendable {
             states.initialize(repeating: .content, count: maxTokenLength + 2)
             out.initialize(repeating: 0, count: words)
             GrammarMatcher.walkString(spec, NoPatterns(), from: 0, to: trie.nodeCount, out, trie, states, record: nil, base: 0)
-            let content = StringWalkState.content
-            let key = GrammarAutomaton.plainStringKey([content.phase, content.need, content.lo, content.hi, content.hexCount,
-                                                       content.hex, content.high], budget: -1, tracksValue: tracksValue)
+            let key = GrammarAutomaton.plainStringKey(StringWalkState.content.placeSlots, budget: -1, tracksValue: tracksValue)
             sharedStringMasks.store(key, out, words: words)
         }
     }
