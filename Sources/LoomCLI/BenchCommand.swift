@@ -9,12 +9,15 @@ enum BenchCommand: LoomCommand {
                loom bench kernels --rows N[,N…] [-m MODEL] [--json] [--isa TIER]
           kernels            read bandwidth, matvec weight GB/s per type (1 and 2 threads, and
                              in L2 on 1 thread) in the layout a loaded model decodes with
-                             (interleaved by eight where the type has that form), single-threaded
+                             (interleaved by eight where the type has that form), the in-L2 rate
+                             at every tier this machine runs side by side, single-threaded
                              sgemm GFLOP/s
           --json             print {"read_bandwidth_gbps", "matvec": [{"type", "layout", "gbps", "share",
-                             "gbps_1thread", "share_1thread", "gbps_in_cache_1thread"}],
-                             "sgemm_gflops", "blas_core", "isa"} (gbps/share: 2 threads)
-          --isa TIER         kernel tier to measure (default: the best this machine runs)
+                             "gbps_1thread", "share_1thread", "gbps_in_cache_1thread",
+                             "gbps_in_cache_by_tier": {"scalar", "avx2", "avx512"}}], "sgemm_gflops",
+                             "blas_core", "isa"} (gbps/share: 2 threads; by tier: the tiers that run)
+          --isa TIER         kernel tier to measure, alone (default: the best this machine runs, and
+                             every runnable tier's in-L2 rate beside it)
           --size-mb N        weight matrix size per type in MiB (default 256, well above the LLC)
           --rows N[,N…]      instead: a continuous-batching decode step's fused products over the
                              model's matrices (-m, default models/default.gguf) for each number

@@ -24,17 +24,21 @@ enum BenchKernels {
         /// Single thread over a 256 KiB slice that stays in L2: the kernel's compute ceiling,
         /// unaffected by memory (or by other processes' memory traffic on a shared host).
         let gbpsCached: Double
+        /// The same in-L2 rate at every tier this machine runs (scalar first), when no tier was
+        /// asked for: the tiers side by side, each against the others on the same bytes.
+        let cachedByTier: [(isa: String, gbps: Double)]
     }
 
     /// Weight types in the order reported: the common decode formats first.
     static let types: [Int32] = [2, 3, 8, 12, 14, 6, 7, 10, 11, 13, 9, 15, 1, 30, 0]
 
     static func run(_ args: Arguments) throws {
-        if let isa = args.value("isa") { try selectTier(isa) }
+        let isa = args.value("isa")
+        if let isa { try selectTier(isa) }
         let sizeMB = try args.int("size-mb", default: 256)
         guard sizeMB >= 8 else { throw UsageError("--size-mb must be at least 8") }
         let progress = !args.has("json") && StandardError.isTerminal
-        let m = try measure(bytes: sizeMB << 20, progress: progress)
+        let m = try measure(bytes: sizeMB << 20, tiers: isa == nil ? runnableTiers() : [], progress: progress)
         if args.has("json") {
             StandardOutput.write(jsonReport(m, sizeMB: sizeMB).serialized() + "\n")
         } else {
@@ -56,6 +60,11 @@ enum BenchKernels {
         }
     }
 
+    /// Every tier this machine runs, lowest first.
+    static func runnableTiers() -> [loom_isa] {
+        [LOOM_ISA_SCALAR, LOOM_ISA_AVX2, LOOM_ISA_AVX512].filter { $0.rawValue <= loom_isa_best().rawValue }
+    }
+
     /// Everything `loom bench kernels` reports.
     struct Measurement {
         /// Best streaming read rate on 1 and 2 threads.
@@ -70,7 +79,8 @@ enum BenchKernels {
     /// Columns of every measured weight matrix.
     static let matvecColumns = 4096
 
-    static func measure(bytes: Int, progress: Bool) throws -> Measurement {
+    /// `tiers`: the tiers whose in-L2 rates are reported side by side (none: the active tier's only).
+    static func measure(bytes: Int, tiers: [loom_isa], progress: Bool) throws -> Measurement {
         let isaName = String(cString: loom_isa_name(loom_isa_active()))
         guard let raw = aligned(bytes) else { throw RuntimeError("cannot allocate \(bytes >> 20) MiB") }
         defer { free(raw) }
@@ -96,7 +106,7 @@ enum BenchKernels {
         defer { free(packed) }
         for type in types {
             if progress { StandardError.line("matvec \(String(cString: loom_type_name(type)))…") }
-            m.results.append(matvec(type, raw, packed, bytes, x, pool1, pool2))
+            m.results.append(matvec(type, raw, packed, bytes, x, pool1, pool2, tiers: tiers))
             m.read1 = max(m.read1, readBandwidth(pool1, raw, bytes, repeats: 1))
             m.read2 = max(m.read2, readBandwidth(pool2, raw, bytes, repeats: 1))
         }
@@ -107,7 +117,8 @@ enum BenchKernels {
     /// One weight type's matvec over `bytes` of weights, in the layout decode uses (repacked into
     /// `packed` where the type interleaves): 1 and 2 threads, then in L2 on 1 thread.
     static func matvec(_ fileType: Int32, _ raw: UnsafeMutableRawPointer, _ packed: UnsafeMutableRawPointer, _ bytes: Int,
-                       _ x: UnsafeMutablePointer<Float>, _ pool1: OpaquePointer, _ pool2: OpaquePointer) -> MatvecResult {
+                       _ x: UnsafeMutablePointer<Float>, _ pool1: OpaquePointer, _ pool2: OpaquePointer,
+                       tiers: [loom_isa]) -> MatvecResult {
         let nCols = matvecColumns
         let rowBytes = loom_row_bytes(fileType, Int64(nCols))
         let rows = bytes / rowBytes / 8 * 8
@@ -140,8 +151,14 @@ enum BenchKernels {
             return Double(cachedRows * rowBytes * reps) / best / 1e9
         }
         let name = String(cString: loom_type_name(fileType))
+        let active = loom_isa_active()
+        let byTier = tiers.map { tier -> (isa: String, gbps: Double) in
+            loom_isa_set(tier)
+            defer { loom_isa_set(active) }
+            return (String(cString: loom_isa_name(tier)), cached())
+        }
         return MatvecResult(type: name, layout: type == fileType ? "rows" : "interleaved", gbps1: timed(pool1),
-                            gbps2: timed(pool2), gbpsCached: cached())
+                            gbps2: timed(pool2), gbpsCached: cached(), cachedByTier: byTier)
     }
 
     static func jsonReport(_ m: Measurement, sizeMB: Int) -> JSONValue {
@@ -152,7 +169,9 @@ enum BenchKernels {
                 ("share", num(r.gbps2 / m.readBest)),
                 ("gbps_1thread", num(r.gbps1)), ("share_1thread", num(r.gbps1 / m.read1)),
                 ("gbps_in_cache_1thread", num(r.gbpsCached)),
-            ]))
+            ] + (r.cachedByTier.isEmpty ? [] : [
+                ("gbps_in_cache_by_tier", .object(JSONObject(r.cachedByTier.map { ($0.isa, num($0.gbps)) }))),
+            ])))
         }
         return .object(JSONObject([
             ("read_bandwidth_gbps", num(m.readBest)),
@@ -177,6 +196,14 @@ enum BenchKernels {
             out += " \(fmt(r.gbps1)) GB/s (\(pct(r.gbps1 / m.read1)))".padding(18)
             out += "\(fmt(r.gbps2)) GB/s (\(pct(r.gbps2 / m.readBest)))".padding(18)
             out += "\(fmt(r.gbpsCached)) GB/s\n"
+        }
+        if let tiers = m.results.first?.cachedByTier.map(\.isa), !tiers.isEmpty {
+            out += "\nin L2, 1 thread, per tier (GB/s; the tiers this machine runs)\n"
+            out += "        " + tiers.map { $0.padding(10) }.joined() + "\n"
+            for r in m.results {
+                out += (r.type + (r.layout == "interleaved" ? "·x8" : "")).padding(8)
+                out += r.cachedByTier.map { fmt($0.gbps).padding(10) }.joined() + "\n"
+            }
         }
         out += "\nsgemm (1 thread): " + (m.gflops.map { "\(fmt($0)) GFLOP/s" } ?? "n/a") + ", BLAS core: \(m.blasCore)\n"
         return out
