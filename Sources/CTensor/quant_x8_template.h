@@ -22,18 +22,28 @@
 // was no better).
 #define X8_PREFETCH_AHEAD 4096
 
-/// The 16 fifth bits of a vector as 16 int16 lanes of 0 or 16.
-X8_INLINE __m256i x8_fifth_bits(uint16_t bits) {
 #ifdef X8_WIDE
-    // AVX-512 tiers: the bits are a lane mask as they stand.
-    return _mm256_maskz_mov_epi16((__mmask16)bits, _mm256_set1_epi16(16));
-#else
-    const __m256i lane = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
-                                           (short)0x8000);
-    __m256i set = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)bits), lane), lane);
-    return _mm256_and_si256(set, _mm256_set1_epi16(16));
+/// The 16 fifth bits of a vector as 16 int16 lanes of 0 or 16: on the AVX-512 tiers the bits
+/// are a lane mask as they stand.
+X8_INLINE __m256i x8_fifth_bits(uint16_t bits) { return _mm256_maskz_mov_epi16((__mmask16)bits, _mm256_set1_epi16(16)); }
 #endif
+
+#ifndef X8_WIDE
+/// The fifth bits of 32 nibble bytes as bytes of 0 or 16, `bits` being the two 16-bit words of
+/// the vectors those bytes widen into: unpacklo takes bytes 0-7 and 16-23 (the first word's
+/// bits 0-7 and 8-15), unpackhi bytes 8-15 and 24-31 (the second word's). One shuffle puts each
+/// byte's source byte of `bits` in place, so a step's fifth bits cost two of these, not four
+/// 16-lane broadcasts and compares.
+X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits) {
+    const __m256i source = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2,
+                                            1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
+    int32_t word;
+    memcpy(&word, bits, sizeof word);
+    const __m256i spread = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), source), bit);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(spread, bit), _mm256_set1_epi8(16));
 }
+#endif
 
 /// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied.
 X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes, int s, __m256i v[4]) {
@@ -45,38 +55,77 @@ X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes
     __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s));
     __m256i lo = _mm256_and_si256(raw, low4);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
+#ifndef X8_WIDE
+    if (x8_bits(T) == 5) {
+        lo = _mm256_or_si256(lo, x8_fifth_bytes(qh_bytes + 8 * s));
+        hi = _mm256_or_si256(hi, x8_fifth_bytes(qh_bytes + 8 * s + 4));
+    }
+#endif
     v[0] = _mm256_unpacklo_epi8(lo, zero);
     v[1] = _mm256_unpackhi_epi8(lo, zero);
     v[2] = _mm256_unpacklo_epi8(hi, zero);
     v[3] = _mm256_unpackhi_epi8(hi, zero);
+#ifdef X8_WIDE
     if (x8_bits(T) == 5) {
         uint16_t qh[4];
         memcpy(qh, qh_bytes + 8 * s, sizeof qh);
         for (int t = 0; t < 4; t++) v[t] = _mm256_or_si256(v[t], x8_fifth_bits(qh[t]));
     }
+#endif
     if (x8_offset(T))
         for (int t = 0; t < 4; t++) v[t] = _mm256_sub_epi16(v[t], _mm256_set1_epi16((short)x8_offset(T)));
 }
 
-/// A K-quant super-block's per-row scale factors and mins as floats, chunk-major: sc[c][lane],
-/// m[c][lane], read once per super-block for every chunk and activation row.
-X8_INLINE void x8_k_scales(const uint8_t *blk, float sc[8][8], float m[8][8]) {
+/// A K-quant super-block's 6-bit scales and mins for its eight rows, chunk-major as bytes:
+/// sm[c][lane] is row `lane`'s scale of chunk c, sm[8 + c][lane] its min (loom_k_scale_min's
+/// values). Each row's twelve packed bytes are unpacked by two shuffles and masks into its
+/// sixteen values, and one 8×16 byte transpose puts them in chunk order: about a hundred vector
+/// instructions a super-block, where unpacking value by value took several hundred scalar ones
+/// (a fifth of a Q4_K product's time on one row).
+X8_INLINE void x8_k_scales(const uint8_t *blk, uint8_t sm[16][8]) {
+    // Row bytes b0..b11: scales 0-3 are b0-3 & 63, mins 0-3 b4-7 & 63; scale 4+j is
+    // (b8+j & 15) | (b_j >> 6) << 4, min 4+j is (b8+j >> 4) | (b4+j >> 6) << 4.
+    const __m128i pick = _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11);
+    const __m128i tops = _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7);
+    const __m128i low = _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 0, 0, 0, 0);
+    const __m128i high = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15);
+    const __m128i top2 = _mm_set1_epi8(0x30);
+    __m128i r[8];
     for (int lane = 0; lane < 8; lane++) {
-        const uint8_t *scales = blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane;
-        for (int c = 0; c < 8; c++) {
-            uint8_t s8, m8;
-            loom_k_scale_min(c, scales, &s8, &m8);
-            sc[c][lane] = (float)s8;
-            m[c][lane] = (float)m8;
-        }
+        // Sixteen bytes from the row's twelve: the last row's four extra bytes are the block's
+        // next field, read and not used.
+        const __m128i b = _mm_loadu_si128((const __m128i *)(blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane));
+        const __m128i a = _mm_shuffle_epi8(b, pick);
+        const __m128i t = _mm_and_si128(_mm_srli_epi16(_mm_shuffle_epi8(b, tops), 2), top2);
+        r[lane] = _mm_or_si128(_mm_or_si128(_mm_and_si128(a, low), _mm_and_si128(_mm_srli_epi16(a, 4), high)), t);
     }
+    // Transpose: value i of every row into sm[i].
+    __m128i u[8], v[8];
+    for (int i = 0; i < 4; i++) {
+        u[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        u[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        v[4 * h + 0] = _mm_unpacklo_epi16(u[4 * h + 0], u[4 * h + 2]);
+        v[4 * h + 1] = _mm_unpackhi_epi16(u[4 * h + 0], u[4 * h + 2]);
+        v[4 * h + 2] = _mm_unpacklo_epi16(u[4 * h + 1], u[4 * h + 3]);
+        v[4 * h + 3] = _mm_unpackhi_epi16(u[4 * h + 1], u[4 * h + 3]);
+    }
+    for (int j = 0; j < 4; j++) {
+        _mm_storeu_si128((__m128i *)sm[4 * j], _mm_unpacklo_epi32(v[j], v[4 + j]));
+        _mm_storeu_si128((__m128i *)sm[4 * j + 2], _mm_unpackhi_epi32(v[j], v[4 + j]));
+    }
+}
+
+/// Eight bytes as eight float lanes.
+X8_INLINE __m256 x8_bytes_ps(const uint8_t *p) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
 }
 
 /// A group's per-chunk row scales: the K-quants' super-block scales, read when a super-block
 /// starts (c % 8 == 0) and kept for its eight chunks.
 typedef struct {
-    float sc[8][8] __attribute__((aligned(32)));
-    float m[8][8] __attribute__((aligned(32)));
+    uint8_t sm[16][8] __attribute__((aligned(16)));
     __m256 d, dmin;
 } x8_k_state;
 
@@ -88,13 +137,13 @@ X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_
     if (x8_is_k(T)) {
         const int i = x8_chunk_in_block(T, c);
         if (i == 0) {
-            x8_k_scales(blk, k->sc, k->m);
+            x8_k_scales(blk, k->sm);
             k->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
             k->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + offsetof(loom_block_q4_Kx8, dmin))));
         }
-        *s = _mm256_mul_ps(k->d, _mm256_load_ps(k->sc[i]));
+        *s = _mm256_mul_ps(k->d, x8_bytes_ps(k->sm[i]));
         // -(dmin*m), as the row-major decoder: the negation is exact.
-        *b = _mm256_xor_ps(_mm256_mul_ps(k->dmin, _mm256_load_ps(k->m[i])), _mm256_set1_ps(-0.0f));
+        *b = _mm256_xor_ps(_mm256_mul_ps(k->dmin, x8_bytes_ps(k->sm[8 + i])), _mm256_set1_ps(-0.0f));
     } else {
         *s = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
         if (x8_has_min(T)) *b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
