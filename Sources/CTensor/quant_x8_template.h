@@ -26,9 +26,7 @@
 /// The 16 fifth bits of a vector as 16 int16 lanes of 0 or 16: on the AVX-512 tiers the bits
 /// are a lane mask as they stand.
 X8_INLINE __m256i x8_fifth_bits(uint16_t bits) { return _mm256_maskz_mov_epi16((__mmask16)bits, _mm256_set1_epi16(16)); }
-#endif
-
-#ifndef X8_WIDE
+#else
 /// The fifth bits of 32 nibble bytes as bytes of 0 or 16, `bits` being the two 16-bit words of
 /// the vectors those bytes widen into: unpacklo takes bytes 0-7 and 16-23 (the first word's
 /// bits 0-7 and 8-15), unpackhi bytes 8-15 and 24-31 (the second word's). One shuffle puts each
