@@ -163,37 +163,64 @@ X8_INLINE const uint8_t *x8_chunk_begin(const int T, const uint8_t *group, int64
     return qs;
 }
 
-/// One group (eight weight rows) against NB activation rows: out[k][lane].
+// Fully unrolled loops over activation rows and steps keep each row's accumulators in
+// registers and make every step's first product a compile-time fact; left to itself the
+// compiler keeps the loops, hoists the broadcasts and spills them.
+#if defined(__clang__)
+#define X8_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define X8_UNROLL
+#endif
+
+/// acc + the pairwise int16 products of w and the int16 pair at a, broadcast to every lane.
+/// Written as instructions, in program order: free to reassociate the integer adds, the
+/// compiler makes all of a chunk's products first, independent of the accumulators, and spills
+/// the widened weights and the broadcasts to the stack to hold them.
+X8_INLINE __m256i x8_dot_bcast(__m256i acc, __m256i w, const int16_t *a) {
+    __m256i t;
+    __asm__ volatile("vpbroadcastd %3, %1\n\tvpmaddwd %2, %1, %1\n\tvpaddd %1, %0, %0"
+                     : "+x"(acc), "=&x"(t) : "x"(w), "m"(*(const int32_t *)a));
+    return acc;
+}
+
+/// One group (eight weight rows) against NB activation rows: out[k][lane]. Each widened weight
+/// vector serves every row before the next is made, so the live registers are NB integer
+/// accumulators, the chunk's four weight vectors and one broadcast: with eight rows a pass
+/// decodes the weights once for all of them. The float accumulators live in `out` (one load
+/// and store per row and chunk, against sixteen products).
 X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t nchunks, const loom_a16 *a,
                         float out[X8_ROWS][8], size_t ahead) {
-    __m256 f[X8_ROWS];
-    for (int k = 0; k < NB; k++) f[k] = _mm256_setzero_ps();
+    X8_UNROLL
+    for (int k = 0; k < NB; k++) _mm256_store_ps(out[k], _mm256_setzero_ps());
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
         __m256 s, b;
         const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, &s, &b, &qh);
         __m256i acc[X8_ROWS];
+        X8_UNROLL
+        for (int k = 0; k < NB; k++) acc[k] = _mm256_setzero_si256();
+        X8_UNROLL
         for (int s4 = 0; s4 < 4; s4++) {
             __m256i v[4];
             x8_decode(T, qs, qh, s4, v);
-            for (int k = 0; k < NB; k++) {
-                // Column pairs 4s..4s+3 of this chunk: four int16 pairs, each broadcast to all lanes.
-                int32_t p[4];
-                memcpy(p, a[k].q + 32 * c + 8 * s4, sizeof p);
-                __m256i t = _mm256_madd_epi16(v[0], _mm256_set1_epi32(p[0]));
-                acc[k] = s4 == 0 ? t : _mm256_add_epi32(acc[k], t);
-                acc[k] = x8_dot(acc[k], v[1], _mm256_set1_epi32(p[1]));
-                acc[k] = x8_dot(acc[k], v[2], _mm256_set1_epi32(p[2]));
-                acc[k] = x8_dot(acc[k], v[3], _mm256_set1_epi32(p[3]));
+            X8_UNROLL
+            for (int t = 0; t < 4; t++) {
+                X8_UNROLL
+                for (int k = 0; k < NB; k++) {
+                    // Column pair 4·s4 + t of this chunk, broadcast to all lanes.
+                    acc[k] = x8_dot_bcast(acc[k], v[t], a[k].q + 32 * c + 8 * s4 + 2 * t);
+                }
             }
         }
+        X8_UNROLL
         for (int k = 0; k < NB; k++) {
-            __m256 scale = _mm256_mul_ps(s, _mm256_set1_ps(a[k].d[c]));
-            f[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[k]), scale, f[k]);
-            if (x8_has_min(T)) f[k] = _mm256_fmadd_ps(b, _mm256_set1_ps(a[k].sum32[c]), f[k]);
+            __m256 f = _mm256_load_ps(out[k]);
+            const __m256 scale = _mm256_mul_ps(s, _mm256_set1_ps(a[k].d[c]));
+            f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[k]), scale, f);
+            if (x8_has_min(T)) f = _mm256_fmadd_ps(b, _mm256_set1_ps(a[k].sum32[c]), f);
+            _mm256_store_ps(out[k], f);
         }
     }
-    for (int k = 0; k < NB; k++) _mm256_storeu_ps(out[k], f[k]);
 }
 
 #ifdef X8_WIDE
@@ -204,14 +231,6 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
 // vector widened once per chunk feeds every activation row with half the instructions. The
 // int32 lane sums are exact, so adding a row's two lanes at the end of the chunk gives the
 // integer the 256-bit step gives, and the float epilogue is the same: bits are unchanged.
-
-// Fully unrolled loops over activation rows keep each row's accumulators in registers; left
-// to itself the compiler keeps the row loop and spills them.
-#if defined(__clang__)
-#define X8_UNROLL _Pragma("clang loop unroll(full)")
-#else
-#define X8_UNROLL
-#endif
 
 /// acc + the pairwise int16 products of w and a, as one vpdpwssd. Written as an instruction
 /// because the compiler, free to reassociate integer adds, otherwise splits the chains into
