@@ -6,6 +6,7 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 // Weight rows dequantized per sgemm call. Each call re-packs the whole activation batch, so wide
@@ -346,7 +347,7 @@ void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *
 void loom_par_geglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
     par_gated(pool, loom_geglu, y, gate, up, n);
 }
-// MARK: - Fused matrix-vector products (decode)
+// MARK: - Fused products (decode, one input row or a batch)
 
 // Each thread's A16 row starts on its own cache line.
 static size_t a16_slot_bytes(int64_t n_cols) {
@@ -358,137 +359,10 @@ size_t loom_par_matvec_scratch_bytes(const loom_pool *pool, int64_t n_cols) {
     return (size_t)loom_pool_size(pool) * a16_slot_bytes(n_cols);
 }
 
-// x in the form the parts' kernels read: NULL when every part has float weights (they read x
-// itself), else thread ith's A16 slot, quantized here. Every thread quantizes its own copy:
-// that costs the same wall time as one thread doing it before the dispatch, without making
-// the others wait for it.
-static const void *quantized_input(const loom_matvec_part *parts, int n_parts, int64_t n_cols, const float *x,
-                                   void *scratch, int ith) {
-    for (int i = 0; i < n_parts; i++) {
-        if (!loom_type_is_float(parts[i].type)) {
-            void *slot = (char *)scratch + (size_t)ith * a16_slot_bytes(n_cols);
-            loom_quantize_activation(x, n_cols, slot);
-            return slot;
-        }
-    }
-    return NULL;
-}
-
-static void part_rows(const loom_matvec_part *p, int64_t n_cols, const float *x, const void *xq, int64_t r0,
-                      int64_t r1) {
-    if (p->accumulate) loom_matvec_q_accumulate(p->type, p->w, p->row_bytes, n_cols, x, xq, p->y, r0, r1);
-    else loom_matvec_q(p->type, p->w, p->row_bytes, n_cols, x, xq, p->y, r0, r1);
-    if (p->bias) loom_add(p->y + r0, p->y + r0, p->bias + r0, r1 - r0);
-}
-
-/// part_rows for n_batch inputs (row b at x + b*ldx, its A16 form at xq + b*xq_stride bytes),
-/// into p->y + b*p->ldy. The kernels keep each input row's arithmetic as for one row, and the
-/// bias is added row by row as part_rows adds it.
-static void part_rows_batch(const loom_matvec_part *p, int64_t n_cols, const float *x, int64_t ldx, const void *xq,
-                            size_t xq_stride, int64_t n_batch, int64_t r0, int64_t r1) {
-    if (p->accumulate)
-        loom_matmul_q_accumulate(p->type, p->w, p->row_bytes, n_cols, x, ldx, xq, xq_stride, p->y, p->ldy, n_batch,
-                                 r0, r1);
-    else loom_matmul_q(p->type, p->w, p->row_bytes, n_cols, x, ldx, xq, xq_stride, p->y, p->ldy, n_batch, r0, r1);
-    if (p->bias)
-        for (int64_t b = 0; b < n_batch; b++) {
-            float *yb = p->y + b * p->ldy;
-            loom_add(yb + r0, yb + r0, p->bias + r0, r1 - r0);
-        }
-}
-
-typedef struct {
-    const loom_matvec_part *parts;
-    int n_parts;
-    int64_t n_cols;
-    const float *x;
-    void *scratch;
-} fused_task;
-
-static int64_t row_units(int64_t n_rows) { return (n_rows + LOOM_PAR_ROW_ALIGN - 1) / LOOM_PAR_ROW_ALIGN; }
-
-// The parts' rows, in LOOM_PAR_ROW_ALIGN units counted per part (so every part's split stays
-// aligned), are split as one range: a thread's share may span the end of one part and the
-// start of the next.
-static void fused_run(void *p, int ith, int nth) {
-    const fused_task *t = p;
-    int64_t total = 0;
-    for (int i = 0; i < t->n_parts; i++) total += row_units(t->parts[i].n_rows);
-    int64_t u0, u1;
-    loom_split_range(total, ith, nth, 1, &u0, &u1);
-    if (u0 >= u1) return;
-    const void *xq = quantized_input(t->parts, t->n_parts, t->n_cols, t->x, t->scratch, ith);
-    int64_t base = 0;
-    for (int i = 0; i < t->n_parts && base < u1; i++) {
-        const loom_matvec_part *pt = &t->parts[i];
-        int64_t units = row_units(pt->n_rows);
-        int64_t lo = u0 > base ? u0 : base, hi = u1 < base + units ? u1 : base + units;
-        if (lo < hi) {
-            int64_t r0 = (lo - base) * LOOM_PAR_ROW_ALIGN, r1 = (hi - base) * LOOM_PAR_ROW_ALIGN;
-            part_rows(pt, t->n_cols, t->x, xq, r0, r1 < pt->n_rows ? r1 : pt->n_rows);
-        }
-        base += units;
-    }
-}
-
-void loom_par_matvec_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
-                           const float *x, void *scratch) {
-    if (n_parts <= 0) return;
-    fused_task t = {parts, n_parts, n_cols, x, scratch};
-    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, fused_run, &t);
-}
-
-typedef struct {
-    const loom_matvec_part *gate, *up;
-    int64_t n_cols;
-    const float *x;
-    float *h;
-    void *scratch;
-} swiglu_task;
-
-// Gate and up rows [r0, r1) on the same thread, so that thread can finish h[r0, r1) with no
-// further barrier. r0 stays a multiple of LOOM_PAR_ROW_ALIGN, so loom_swiglu puts every element
-// in the same vector lane group as one call over all rows would.
-static void matvec_swiglu_run(void *p, int ith, int nth) {
-    const swiglu_task *t = p;
-    int64_t r0, r1;
-    loom_split_range(t->gate->n_rows, ith, nth, LOOM_PAR_ROW_ALIGN, &r0, &r1);
-    if (r0 >= r1) return;
-    const loom_matvec_part pair[2] = {*t->gate, *t->up};
-    const void *xq = quantized_input(pair, 2, t->n_cols, t->x, t->scratch, ith);
-    part_rows(t->gate, t->n_cols, t->x, xq, r0, r1);
-    part_rows(t->up, t->n_cols, t->x, xq, r0, r1);
-    loom_swiglu(t->h + r0, t->gate->y + r0, t->up->y + r0, r1 - r0);
-}
-
-int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
-                           int64_t n_cols, const float *x, float *h, void *scratch) {
-    if (!gate || !up || gate->n_rows != up->n_rows) return -1;
-    swiglu_task t = {gate, up, n_cols, x, h, scratch};
-    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, matvec_swiglu_run, &t);
-    return 0;
-}
-
-// MARK: - Batched fused products (continuous batching)
-
 size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols, int64_t n_batch) {
     int64_t threads = loom_pool_size(pool);
     return (size_t)(n_batch > threads ? n_batch : threads) * a16_slot_bytes(n_cols);
 }
-
-typedef struct {
-    const loom_matvec_part *parts;
-    int n_parts;
-    const loom_matvec_part *gate, *up;
-    int64_t n_cols;
-    const float *x;
-    int64_t ldx, n_batch;
-    float *h;
-    int64_t ldh;
-    void *scratch;
-    /// Threads that have quantized their share of the input rows.
-    _Atomic int quantized;
-} batch_task;
 
 static inline void spin_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -498,56 +372,192 @@ static inline void spin_pause(void) {
 #endif
 }
 
-// Spins briefly (the other threads are mid-way through a few rows' quantization, microseconds)
-// and then yields, so a thread descheduled on a busy machine does not have its core taken by
-// the threads waiting for it.
-static void arrive_and_wait(_Atomic int *arrived, int nth) {
-    atomic_fetch_add_explicit(arrived, 1, memory_order_acq_rel);
-    for (unsigned spins = 0; atomic_load_explicit(arrived, memory_order_acquire) < nth; spins++) {
+// Claims of work per thread for a batch's products: the cores of a shared machine do not run
+// at one speed (on this project's 2-vCPU EPYCs one core often runs the same products 1.3-1.5x
+// slower than the other), and with one fixed half each the faster core would wait for the
+// slower at every product. With the rows dealt out in about this many claims per thread, a
+// thread that runs faster takes more of them and the two finish within one claim of each
+// other. One row's products read the weights from memory and keep one claim per thread: each
+// new claim starts a stream whose first lines arrive one miss at a time, which cost SmolLM2's
+// one-row step on Zen 3 about 8% with eight claims per thread.
+#define BATCH_CLAIMS_PER_THREAD 8
+
+/// A fused product's row units (LOOM_PAR_ROW_ALIGN rows of one part), taken in claims from
+/// one counter by whichever shares are running.
+typedef struct {
+    _Atomic int64_t next;
+    int64_t total, per_claim;
+} unit_claims;
+
+static void unit_claims_init(unit_claims *c, int64_t total, int nth, int claims_per_thread) {
+    atomic_init(&c->next, 0);
+    c->total = total;
+    const int64_t claims = (int64_t)(nth > 0 ? nth : 1) * claims_per_thread;
+    const int64_t per = (total + claims - 1) / claims;
+    c->per_claim = per > 0 ? per : 1;
+}
+
+/// The next claim [*u0, *u1), or false when every unit is taken.
+static bool claim_units(unit_claims *c, int64_t *u0, int64_t *u1) {
+    const int64_t b = atomic_fetch_add_explicit(&c->next, c->per_claim, memory_order_relaxed);
+    if (b >= c->total) return false;
+    *u0 = b;
+    *u1 = b + c->per_claim < c->total ? b + c->per_claim : c->total;
+    return true;
+}
+
+static int64_t row_units(int64_t n_rows) { return (n_rows + LOOM_PAR_ROW_ALIGN - 1) / LOOM_PAR_ROW_ALIGN; }
+
+static bool parts_quantized(const loom_matvec_part *parts, int n_parts) {
+    for (int i = 0; i < n_parts; i++)
+        if (!loom_type_is_float(parts[i].type)) return true;
+    return false;
+}
+
+/// A fused product of one input row (n_batch 1) or of a batch (row b at x + b*ldx).
+typedef struct {
+    const loom_matvec_part *parts;
+    int n_parts;
+    /// The SwiGLU form: parts are {gate, up}, and h = silu(gate) * up row by row.
+    float *h;
+    int64_t ldh;
+    int64_t n_cols;
+    const float *x;
+    int64_t ldx, n_batch;
+    void *scratch;
+    unit_claims units;
+    /// Batch input rows taken for quantization, and quantized.
+    _Atomic int64_t rows_claimed, rows_quantized;
+} fused_task;
+
+// The batch's A16 rows, slot b for input row b. Rows are claimed one at a time by the running
+// shares, each quantized with the one-row path's quantizer (so every row's A16 form is the one
+// the one-row call makes); a share that finds none left waits only for rows other running
+// shares are mid-way through (microseconds), spinning briefly and then yielding so that a
+// thread descheduled on a busy machine gets its core back.
+static void quantize_batch(fused_task *t) {
+    const size_t slot = a16_slot_bytes(t->n_cols);
+    for (int64_t b; (b = atomic_fetch_add_explicit(&t->rows_claimed, 1, memory_order_relaxed)) < t->n_batch;) {
+        loom_quantize_activation(t->x + b * t->ldx, t->n_cols, (char *)t->scratch + (size_t)b * slot);
+        atomic_fetch_add_explicit(&t->rows_quantized, 1, memory_order_release);
+    }
+    for (unsigned spins = 0; atomic_load_explicit(&t->rows_quantized, memory_order_acquire) < t->n_batch; spins++) {
         if (spins < 4096) spin_pause();
         else sched_yield();
     }
 }
 
-// The A16 rows of the whole batch, slot b for input row b, or NULL when every part has float
-// weights. Each thread quantizes a share of the rows (with the one-row path's quantizer, so
-// every row's A16 form is the one the one-row call makes) and waits for the others: every
-// thread's products read every row. Threads quantizing their own copy of the batch, as the
-// one-row path does, would repeat n_batch quantizations per thread instead of n_batch / nth.
-static const void *quantized_batch(batch_task *t, const loom_matvec_part *parts, int n_parts, int ith, int nth) {
-    int any = 0;
-    for (int i = 0; i < n_parts; i++) any |= !loom_type_is_float(parts[i].type);
-    if (!any) return NULL;
-    int64_t b0, b1;
-    loom_split_range(t->n_batch, ith, nth, 1, &b0, &b1);
-    const size_t slot = a16_slot_bytes(t->n_cols);
-    for (int64_t b = b0; b < b1; b++)
-        loom_quantize_activation(t->x + b * t->ldx, t->n_cols, (char *)t->scratch + (size_t)b * slot);
-    if (nth > 1) arrive_and_wait(&t->quantized, nth);
-    return t->scratch;
+// x in the form the parts' kernels read, made when a share takes its first claim: NULL when
+// every part has float weights (they read x itself); for one row, this share's own A16 copy
+// (quantizing a copy each costs the same wall time as one thread doing it before the
+// dispatch, without making the others wait for it); for a batch, the shared rows.
+static const void *quantized_input(fused_task *t, int ith) {
+    if (!parts_quantized(t->parts, t->n_parts)) return NULL;
+    if (t->n_batch > 1) {
+        quantize_batch(t);
+        return t->scratch;
+    }
+    void *slot = (char *)t->scratch + (size_t)ith * a16_slot_bytes(t->n_cols);
+    loom_quantize_activation(t->x, t->n_cols, slot);
+    return slot;
 }
 
-// The row split of fused_run, over the whole batch.
-static void matmul_fused_run(void *p, int ith, int nth) {
-    batch_task *t = p;
-    const void *xq = quantized_batch(t, t->parts, t->n_parts, ith, nth);
-    const size_t slot = a16_slot_bytes(t->n_cols);
-    int64_t total = 0;
-    for (int i = 0; i < t->n_parts; i++) total += row_units(t->parts[i].n_rows);
-    int64_t u0, u1;
-    loom_split_range(total, ith, nth, 1, &u0, &u1);
+/// Rows [r0, r1) of part p for every input row, then its bias: the kernels keep each input
+/// row's arithmetic as for one row, and the bias is added row by row.
+static void part_rows(const fused_task *t, const loom_matvec_part *p, const void *xq, int64_t r0, int64_t r1) {
+    const int64_t n_cols = t->n_cols;
+    if (t->n_batch == 1) {
+        if (p->accumulate) loom_matvec_q_accumulate(p->type, p->w, p->row_bytes, n_cols, t->x, xq, p->y, r0, r1);
+        else loom_matvec_q(p->type, p->w, p->row_bytes, n_cols, t->x, xq, p->y, r0, r1);
+    } else {
+        const size_t slot = a16_slot_bytes(n_cols);
+        if (p->accumulate)
+            loom_matmul_q_accumulate(p->type, p->w, p->row_bytes, n_cols, t->x, t->ldx, xq, slot, p->y, p->ldy,
+                                     t->n_batch, r0, r1);
+        else
+            loom_matmul_q(p->type, p->w, p->row_bytes, n_cols, t->x, t->ldx, xq, slot, p->y, p->ldy, t->n_batch, r0,
+                          r1);
+    }
+    if (p->bias)
+        for (int64_t b = 0; b < t->n_batch; b++) {
+            float *yb = p->y + b * p->ldy;
+            loom_add(yb + r0, yb + r0, p->bias + r0, r1 - r0);
+        }
+}
+
+// The parts' rows, in LOOM_PAR_ROW_ALIGN units counted per part (so every part's split stays
+// aligned), as one range of units: a claim may span the end of one part and the start of the
+// next.
+static void fused_units(const fused_task *t, const void *xq, int64_t u0, int64_t u1) {
     int64_t base = 0;
     for (int i = 0; i < t->n_parts && base < u1; i++) {
         const loom_matvec_part *pt = &t->parts[i];
-        int64_t units = row_units(pt->n_rows);
-        int64_t lo = u0 > base ? u0 : base, hi = u1 < base + units ? u1 : base + units;
+        const int64_t units = row_units(pt->n_rows);
+        const int64_t lo = u0 > base ? u0 : base, hi = u1 < base + units ? u1 : base + units;
         if (lo < hi) {
-            int64_t r0 = (lo - base) * LOOM_PAR_ROW_ALIGN, r1 = (hi - base) * LOOM_PAR_ROW_ALIGN;
-            part_rows_batch(pt, t->n_cols, t->x, t->ldx, xq, slot, t->n_batch, r0, r1 < pt->n_rows ? r1 : pt->n_rows);
+            const int64_t r0 = (lo - base) * LOOM_PAR_ROW_ALIGN, r1 = (hi - base) * LOOM_PAR_ROW_ALIGN;
+            part_rows(t, pt, xq, r0, r1 < pt->n_rows ? r1 : pt->n_rows);
         }
         base += units;
     }
 }
+
+// Gate and up rows [r0, r1) in one claim, so the thread that made them finishes h[r0, r1)
+// with no further barrier. r0 stays a multiple of LOOM_PAR_ROW_ALIGN, so loom_swiglu puts
+// every element in the same vector lane group as one call over all rows would.
+static void swiglu_units(const fused_task *t, const void *xq, int64_t u0, int64_t u1) {
+    const loom_matvec_part *gate = &t->parts[0], *up = &t->parts[1];
+    const int64_t r0 = u0 * LOOM_PAR_ROW_ALIGN, r1e = u1 * LOOM_PAR_ROW_ALIGN;
+    const int64_t r1 = r1e < gate->n_rows ? r1e : gate->n_rows;
+    part_rows(t, gate, xq, r0, r1);
+    part_rows(t, up, xq, r0, r1);
+    for (int64_t b = 0; b < t->n_batch; b++)
+        loom_swiglu(t->h + b * t->ldh + r0, gate->y + b * gate->ldy + r0, up->y + b * up->ldy + r0, r1 - r0);
+}
+
+static void fused_run(void *p, int ith, int nth) {
+    (void)nth;
+    fused_task *t = p;
+    const void *xq = NULL;
+    int quantized = 0;
+    for (int64_t u0, u1; claim_units(&t->units, &u0, &u1);) {
+        if (!quantized) {
+            xq = quantized_input(t, ith);
+            quantized = 1;
+        }
+        if (t->h) swiglu_units(t, xq, u0, u1);
+        else fused_units(t, xq, u0, u1);
+    }
+}
+
+static void fused_dispatch(loom_pool *pool, const loom_matvec_part *parts, int n_parts, float *h, int64_t ldh,
+                           int64_t n_cols, const float *x, int64_t ldx, int64_t n_batch, void *scratch) {
+    fused_task t = {parts, n_parts, h, ldh, n_cols, x, ldx, n_batch, scratch, {0}, 0, 0};
+    int64_t total = 0;
+    if (h) total = row_units(parts[0].n_rows);
+    else
+        for (int i = 0; i < n_parts; i++) total += row_units(parts[i].n_rows);
+    unit_claims_init(&t.units, total, loom_pool_size(pool), n_batch > 1 ? BATCH_CLAIMS_PER_THREAD : 1);
+    atomic_init(&t.rows_claimed, 0);
+    atomic_init(&t.rows_quantized, 0);
+    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, fused_run, &t);
+}
+
+void loom_par_matvec_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
+                           const float *x, void *scratch) {
+    if (n_parts <= 0) return;
+    fused_dispatch(pool, parts, n_parts, NULL, 0, n_cols, x, 0, 1, scratch);
+}
+
+int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
+                           int64_t n_cols, const float *x, float *h, void *scratch) {
+    if (!gate || !up || gate->n_rows != up->n_rows) return -1;
+    const loom_matvec_part pair[2] = {*gate, *up};
+    fused_dispatch(pool, pair, 2, h, 0, n_cols, x, 0, 1, scratch);
+    return 0;
+}
+
+// MARK: - Batched fused products (continuous batching)
 
 void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
                            const float *x, int64_t ldx, int64_t n_batch, void *scratch) {
@@ -557,25 +567,7 @@ void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n
         loom_par_matvec_fused(pool, parts, n_parts, n_cols, x, scratch);
         return;
     }
-    batch_task t = {parts, n_parts, NULL, NULL, n_cols, x, ldx, n_batch, NULL, 0, scratch, 0};
-    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, matmul_fused_run, &t);
-}
-
-// matvec_swiglu_run over the whole batch: the same row split, so each input row's h comes from
-// the same loom_swiglu calls as in the one-row product.
-static void matmul_swiglu_run(void *p, int ith, int nth) {
-    batch_task *t = p;
-    const loom_matvec_part pair[2] = {*t->gate, *t->up};
-    const void *xq = quantized_batch(t, pair, 2, ith, nth);
-    const size_t slot = a16_slot_bytes(t->n_cols);
-    int64_t r0, r1;
-    loom_split_range(t->gate->n_rows, ith, nth, LOOM_PAR_ROW_ALIGN, &r0, &r1);
-    if (r0 >= r1) return;
-    part_rows_batch(t->gate, t->n_cols, t->x, t->ldx, xq, slot, t->n_batch, r0, r1);
-    part_rows_batch(t->up, t->n_cols, t->x, t->ldx, xq, slot, t->n_batch, r0, r1);
-    for (int64_t b = 0; b < t->n_batch; b++)
-        loom_swiglu(t->h + b * t->ldh + r0, t->gate->y + b * t->gate->ldy + r0, t->up->y + b * t->up->ldy + r0,
-                    r1 - r0);
+    fused_dispatch(pool, parts, n_parts, NULL, 0, n_cols, x, ldx, n_batch, scratch);
 }
 
 int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const loom_matvec_part *up,
@@ -584,7 +576,7 @@ int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
     if (!gate || !up || gate->n_rows != up->n_rows) return -1;
     if (n_batch <= 0) return 0;
     if (n_batch == 1) return loom_par_matvec_swiglu(pool, gate, up, n_cols, x, h, scratch);
-    batch_task t = {NULL, 0, gate, up, n_cols, x, ldx, n_batch, h, ldh, scratch, 0};
-    loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, matmul_swiglu_run, &t);
+    const loom_matvec_part pair[2] = {*gate, *up};
+    fused_dispatch(pool, pair, 2, h, ldh, n_cols, x, ldx, n_batch, scratch);
     return 0;
 }

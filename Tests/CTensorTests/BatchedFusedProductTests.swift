@@ -1,5 +1,7 @@
 import CTensor
+import LoomSupport
 import Testing
+import ThreadFreezer
 
 /// The batched decode products (`loom_par_matmul_fused`, `loom_par_matmul_swiglu`) are
 /// batch-invariant: row b of every output equals, bit for bit, the one-row product
@@ -251,6 +253,68 @@ import Testing
                 }
                 #expect(outputs[1] == outputs[0], "\(c) batch \(nb): 2 threads differ from 1")
                 #expect(outputs[2] == outputs[0], "\(c) batch \(nb): 3 threads differ from 1")
+            }
+        }
+    }
+
+    /// What the thread running the products reads: the parts, the input and the scratch.
+    struct ProductArguments: @unchecked Sendable {
+        let pool: OpaquePointer
+        let parts: [loom_matvec_part]
+        let x: UnsafePointer<Float>
+        let ldx: Int
+        let cols: Int
+        let batch: Int
+        let scratch: UnsafeMutableRawPointer
+    }
+
+    /// A busy machine can keep a woken worker off the CPU for milliseconds. A batched product
+    /// must not wait for it: the running threads quantize every input row and take every claim
+    /// of rows. A worker stopped in a signal handler stands in for it, the products run on a
+    /// thread of their own (so a product that does wait fails the liveness bound instead of
+    /// hanging the suite), and their rows are still the one-row products' bits.
+    @Test(.timeLimit(.minutes(2))) func aWorkerThatIsNotRunningDoesNotHoldUpABatchedProduct() throws {
+        let c = try #require(QuantCase.all.first { $0.type == Int32(LOOM_TYPE_Q4_1.rawValue) })
+        let cols = Self.columns(c), ldx = cols + Self.inputGap, batch = 8
+        var rng = TestRNG(seed: 9000)
+        let parts = Self.parts(c, cols: cols, rng: &rng)
+        let x = Self.input(cols: cols, rng: &rng)
+        #expect(loom_test_allow_freezing_children() == 0)
+        let pool = try #require(loom_pool_create(3))
+        loom_test_restore_signal_mask()
+        defer { loom_pool_destroy(pool) }
+        let log = PoolTests.ThreadLog()
+        let caller = loom_test_current_thread()
+        var worker: pthread_t?
+        for _ in 0..<1000 where worker == nil {
+            loom_pool_run(pool, PoolTests.recordThread, Unmanaged.passUnretained(log).toOpaque())
+            worker = log.threads.withLock { $0.first { pthread_equal($0, caller) == 0 } }
+        }
+        let frozen = try #require(worker, "no worker ever ran a share")
+        let scratchBytes = loom_par_matmul_fused_scratch_bytes(pool, Int64(cols), Int64(batch))
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes, alignment: 64)
+        defer { scratch.deallocate() }
+        let done = Locked(false)
+        try x.withUnsafeBufferPointer { xb in
+            let args = ProductArguments(pool: pool, parts: parts.map { $0.part(batched: true) },
+                                        x: xb.baseAddress!, ldx: ldx, cols: cols, batch: batch, scratch: scratch)
+            for p in parts { p.resetBatched(batch) }
+            #expect(loom_test_freeze_thread(frozen) == 0)
+            #expect(DedicatedThread.start {
+                loom_par_matmul_fused(args.pool, args.parts, 2, Int64(args.cols), args.x, Int64(args.ldx),
+                                      Int64(args.batch), args.scratch)
+                done.withLockSignalling { $0 = true }
+            })
+            let finished = done.wait(until: { $0 }, timeoutNanoseconds: 30_000_000_000) { value, _ in value }
+            #expect(finished, "a batched product did not complete while a worker was frozen")
+            loom_test_thaw_thread()
+            done.wait(until: { $0 }) { _, _ in }
+            try #require(finished)
+            for b in 0..<batch {
+                for p in parts { p.resetSingle(b) }
+                loom_par_matvec_fused(pool, parts.map { $0.part(batched: false) }, 2, Int64(cols), xb.baseAddress! + b * ldx,
+                                      scratch)
+                for (i, p) in parts.enumerated() { #expect(p.batchedRow(b) == p.singleRow, "row \(b) part \(i)") }
             }
         }
     }

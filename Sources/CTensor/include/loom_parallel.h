@@ -2,7 +2,9 @@
 //
 // Each call is one pool dispatch: threads take contiguous row ranges aligned to
 // LOOM_PAR_ROW_ALIGN rows (so quantized-row kernels never split a SIMD row group and threads
-// never share an output cache line), or for attention, heads or tokens. pool may be NULL
+// never share an output cache line), or for attention, heads or tokens. The fused products
+// hand out their ranges in claims from a shared counter, so a thread the machine runs slower
+// takes fewer of them. pool may be NULL
 // (runs on the calling thread). Like the kernels, none of these allocate: buffers that depend
 // on the thread count are sized by the *_scratch_* functions and owned by the caller.
 #ifndef LOOM_PARALLEL_H
@@ -149,10 +151,10 @@ int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
 size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols, int64_t n_batch);
 
 /// loom_par_matvec_fused for n_batch input rows: for every part, b < n_batch and r < n_rows,
-/// y[b*ldy + r] (+)= W_r · x[b*ldx ...], then + bias[r]. One pool dispatch; the threads
-/// quantize a share of the input rows each into `scratch`
-/// (loom_par_matmul_fused_scratch_bytes(pool, n_cols, n_batch) bytes, 4-byte aligned) and then
-/// split the parts' rows as loom_par_matvec_fused does. Outputs must not overlap x or each other.
+/// y[b*ldy + r] (+)= W_r · x[b*ldx ...], then + bias[r]. One pool dispatch; the running threads
+/// quantize the input rows into `scratch` (loom_par_matmul_fused_scratch_bytes(pool, n_cols,
+/// n_batch) bytes, 4-byte aligned), taking them one at a time, and then take the parts' rows in
+/// claims of a few LOOM_PAR_ROW_ALIGN units each. Outputs must not overlap x or each other.
 void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
                            const float *x, int64_t ldx, int64_t n_batch, void *scratch);
 
