@@ -7,7 +7,6 @@
 #define X8_TARGET "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni"
 #define X8_INLINE static inline __attribute__((always_inline, target(X8_TARGET)))
 #define X8_ROWS 8
-#define x8_dot(acc, w, a) _mm256_dpwssd_epi32((acc), (w), (a))
 #define X8_WIDE 1
 #include "quant_x8_template.h"
 

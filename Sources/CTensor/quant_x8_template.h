@@ -2,13 +2,14 @@
 //
 // The including file defines, before including this header:
 //   X8_INLINE          `static inline` with the tier's target attribute and always_inline
-//   X8_ROWS            activation rows served per pass over a group (the registers allow
-//                      X8_ROWS integer and X8_ROWS float accumulators beside the weights)
-//   x8_dot(acc, w, a)  acc + the pairwise int16 products of w and a, as int32 lanes
-// Per chunk of 32 columns and activation row: 16 x8_dot into an int32 accumulator (one row per
-// lane), then one convert and one FMA for all eight rows (scale s·d_x), and one more for the
-// formats with an additive term (b·Σx; the K-quants' -dmin·m). The order is the scalar
-// reference's (quant_x8_scalar.c), so every tier returns the same bits. Every function takes the
+//   X8_ROWS            activation rows served per pass over a group (their integer
+//                      accumulators fit in the registers beside the widened weights)
+//   X8_WIDE            on tiers with 512-bit vectors and VNNI: the 512-bit group loops
+// Per chunk of 32 columns and activation row: 16 products of a column pair of the eight rows
+// with the row's activation pair, summed into an int32 accumulator (one row per lane), then
+// one convert and one FMA for all eight rows (scale s·d_x), and one more for the formats with
+// an additive term (b·Σx; the K-quants' -dmin·m). The order is the scalar reference's
+// (quant_x8_scalar.c), so every tier returns the same bits. Every function takes the
 // interleaved type id T as a compile-time constant, so each format gets its own straight-line
 // loop.
 #include <immintrin.h>
