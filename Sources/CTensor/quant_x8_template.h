@@ -209,7 +209,16 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
                 X8_UNROLL
                 for (int k = 0; k < NB; k++) {
                     // Column pair 4·s4 + t of this chunk, broadcast to all lanes.
-                    acc[k] = x8_dot_bcast(acc[k], v[t], a[k].q + 32 * c + 8 * s4 + 2 * t);
+                    const int16_t *pair = a[k].q + 32 * c + 8 * s4 + 2 * t;
+                    if (NB > 2) {
+                        acc[k] = x8_dot_bcast(acc[k], v[t], pair);
+                    } else {
+                        // One or two rows leave the registers free, and the compiler's own
+                        // grouping of the adds (short chains) is the faster one.
+                        int32_t p;
+                        memcpy(&p, pair, sizeof p);
+                        acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(v[t], _mm256_set1_epi32(p)));
+                    }
                 }
             }
         }
