@@ -283,14 +283,7 @@ import ThreadFreezer
         let pool = try #require(loom_pool_create(3))
         loom_test_restore_signal_mask()
         defer { loom_pool_destroy(pool) }
-        let log = PoolTests.ThreadLog()
-        let caller = loom_test_current_thread()
-        var worker: pthread_t?
-        for _ in 0..<1000 where worker == nil {
-            loom_pool_run(pool, PoolTests.recordThread, Unmanaged.passUnretained(log).toOpaque())
-            worker = log.threads.withLock { $0.first { pthread_equal($0, caller) == 0 } }
-        }
-        let frozen = try #require(worker, "no worker ever ran a share")
+        let frozen = try PoolTests.aWorker(of: pool)
         let scratchBytes = loom_par_matmul_fused_scratch_bytes(pool, Int64(cols), Int64(batch))
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes, alignment: 64)
         defer { scratch.deallocate() }

@@ -104,6 +104,18 @@ import ThreadFreezer
         if x < 0 { print(x) }
     }
 
+    /// A worker thread of `pool` (not the caller), seen running a share.
+    static func aWorker(of pool: OpaquePointer) throws -> pthread_t {
+        let log = ThreadLog()
+        let caller = loom_test_current_thread()
+        var worker: pthread_t?
+        for _ in 0..<1000 where worker == nil {
+            loom_pool_run(pool, recordThread, Unmanaged.passUnretained(log).toOpaque())
+            worker = log.threads.withLock { $0.first { pthread_equal($0, caller) == 0 } }
+        }
+        return try #require(worker, "no worker ever ran a share")
+    }
+
     /// A machine's other processes can keep a woken worker off the CPU for milliseconds; every
     /// operation of a forward pass waiting for it would collapse the pool. A worker stopped in a
     /// signal handler stands in for it: runs still complete (the threads that are running take
@@ -114,14 +126,7 @@ import ThreadFreezer
         let pool = loom_pool_create(Int32(threads))!
         loom_test_restore_signal_mask()
         defer { loom_pool_destroy(pool) }
-        let log = ThreadLog()
-        let caller = loom_test_current_thread()
-        var worker: pthread_t?
-        for _ in 0..<1000 where worker == nil {
-            loom_pool_run(pool, Self.recordThread, Unmanaged.passUnretained(log).toOpaque())
-            worker = log.threads.withLock { $0.first { pthread_equal($0, caller) == 0 } }
-        }
-        let frozen = try #require(worker, "no worker ever ran a share")
+        let frozen = try Self.aWorker(of: pool)
         #expect(loom_test_freeze_thread(frozen) == 0)
         let counters = Counters(threads)
         let ctx = Unmanaged.passUnretained(counters).toOpaque()
