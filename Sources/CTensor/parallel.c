@@ -347,6 +347,7 @@ void loom_par_swiglu(loom_pool *pool, float *y, const float *gate, const float *
 void loom_par_geglu(loom_pool *pool, float *y, const float *gate, const float *up, int64_t n) {
     par_gated(pool, loom_geglu, y, gate, up, n);
 }
+
 // MARK: - Fused products (decode, one input row or a batch)
 
 // Each thread's A16 row starts on its own cache line.
