@@ -539,8 +539,6 @@ static void fused_dispatch(loom_pool *pool, const loom_matvec_part *parts, int n
     else
         for (int i = 0; i < n_parts; i++) total += row_units(parts[i].n_rows);
     unit_claims_init(&t.units, total, loom_pool_size(pool), n_batch > 1 ? BATCH_CLAIMS_PER_THREAD : 1);
-    atomic_init(&t.rows_claimed, 0);
-    atomic_init(&t.rows_quantized, 0);
     loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, fused_run, &t);
 }
 
@@ -563,11 +561,6 @@ int loom_par_matvec_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
 void loom_par_matmul_fused(loom_pool *pool, const loom_matvec_part *parts, int n_parts, int64_t n_cols,
                            const float *x, int64_t ldx, int64_t n_batch, void *scratch) {
     if (n_parts <= 0 || n_batch <= 0) return;
-    // One row: every thread quantizes it for itself rather than waiting for another to.
-    if (n_batch == 1) {
-        loom_par_matvec_fused(pool, parts, n_parts, n_cols, x, scratch);
-        return;
-    }
     fused_dispatch(pool, parts, n_parts, NULL, 0, n_cols, x, ldx, n_batch, scratch);
 }
 
@@ -576,7 +569,6 @@ int loom_par_matmul_swiglu(loom_pool *pool, const loom_matvec_part *gate, const 
                            void *scratch) {
     if (!gate || !up || gate->n_rows != up->n_rows) return -1;
     if (n_batch <= 0) return 0;
-    if (n_batch == 1) return loom_par_matvec_swiglu(pool, gate, up, n_cols, x, h, scratch);
     const loom_matvec_part pair[2] = {*gate, *up};
     fused_dispatch(pool, pair, 2, h, ldh, n_cols, x, ldx, n_batch, scratch);
     return 0;
