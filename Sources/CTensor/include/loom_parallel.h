@@ -35,6 +35,11 @@ void loom_par_matvec(loom_pool *pool, int type, const void *w, size_t row_bytes,
 /// a positive LOOM_BLAS_MIN_BATCH overrides it.
 int64_t loom_blas_min_batch(void);
 
+/// Rows of one sequence's prompt chunk from which a batched step evaluates the chunk on its own
+/// (loom_par_matmul, tiled attention) rather than as rows of the step's fused products
+/// (loom_par_matmul_fused): at least loom_blas_min_batch(), and 256 (see parallel.c).
+int64_t loom_prompt_path_min_rows(void);
+
 /// Scratch floats loom_par_matmul needs for the sgemm path with this pool and row length.
 /// Non-decreasing in n_cols: scratch sized for the longest rows serves every shorter matrix.
 size_t loom_par_matmul_scratch_floats(const loom_pool *pool, int64_t n_cols);

@@ -416,6 +416,7 @@ extension SchedulerCore {
                 let seg = batch.addSegment(start: s.evaluated, count: n, table: s.table,
                                            localTable: localPool == nil ? nil : s.localTable, promptPath: prompt)
                 stepSequences[seg] = s
+                if s.inPrompt { stats.promptRows += n }
                 let row0 = Int(batch.segments[seg].row)
                 let bs = policy.blockSize
                 for j in 0..<n {
@@ -430,7 +431,6 @@ extension SchedulerCore {
         }
         stats.steps += 1
         stats.rows += batch.rowCount
-        stats.promptRows += (0..<batch.segmentCount).reduce(0) { $0 + (batch.promptPath[$1] ? Int(batch.segments[$1].n_tokens) : 0) }
         stats.maxSequencesInStep = max(stats.maxSequencesInStep, batch.segmentCount)
     }
 

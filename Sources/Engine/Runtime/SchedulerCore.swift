@@ -61,7 +61,8 @@ final class SchedulerCore: @unchecked Sendable {
     /// The thread's copy of `Shared.stepObserver`, taken at every wake-up (reading a closure
     /// out of the lock in the step itself would box it: an allocation per step).
     var stepObserver: (@Sendable (Int) -> Void)?
-    /// Prompt chunks at least this long take the prompt (sgemm) path.
+    /// Prompt chunks at least this long take the prompt path (products and attention of their
+    /// own); shorter ones join the step's fused rows.
     let promptPathRows: Int
     let maxBlocks: Int
     /// Where full prompt blocks are persisted and restored from; nil without a prompt cache.
@@ -114,7 +115,7 @@ final class SchedulerCore: @unchecked Sendable {
         lastDelivered.reserveCapacity(policy.maxSequences)
         plannedRows = Array(repeating: 0, count: policy.maxSequences)
         stepSequences = Array(repeating: nil, count: policy.maxSequences)
-        promptPathRows = Int(loom_blas_min_batch())
+        promptPathRows = Int(loom_prompt_path_min_rows())
         // A sliding-window model's local layers keep only their last window of positions, so a
         // block's image would not hold what a restore needs: such models persist nothing.
         if let options, c.slidingWindow == 0 {
