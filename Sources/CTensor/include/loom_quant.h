@@ -134,8 +134,9 @@ bool loom_type_is_interleaved(int type);
 /// True when loom_matmul multiplies `type` faster than dequantizing it for sgemm at every batch
 /// size, so prompt batches should stay on the integer products: the interleaved layouts on the
 /// AVX-512 VNNI tier (on this project's Zen 5 EPYC, SmolLM2 Q4_1 prompts of 64 tokens ran about
-/// 1.7x and of 512 tokens 1.1-1.3x faster than through sgemm; with AVX2's vpmaddwd the integer
-/// products are half as fast and sgemm wins from about 16 rows).
+/// 1.7x and of 512 tokens 1.1-1.3x faster than through sgemm). On AVX2 the integer products win
+/// only for short batches (about 1.4x at 32 rows, even at 256, behind at 512 on Zen 3), which the
+/// scheduler keeps in its fused products (loom_prompt_path_min_rows), so sgemm keeps the rest.
 bool loom_matmul_beats_sgemm(int type);
 
 /// The interleaved type a type can be repacked into, or -1.
