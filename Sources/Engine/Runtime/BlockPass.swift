@@ -141,7 +141,7 @@ struct BlockPass {
                 store.store(layer: layer, position: Int(rows[i]), key: s.k + i * kvLen, value: s.v + i * kvLen)
             }
             let rc = loom_par_attention_batch(pool.pool, &d, local ? batch.localSegments : batch.segments,
-                                              Int32(batch.segmentCount), Int32(batch.fusedSegmentCount), s.q, Int64(qLen),
+                                              Int32(batch.segmentCount), Int32(batch.untiledSegmentCount), s.q, Int64(qLen),
                                               s.attention, Int64(qLen), Int64(maxPositions), s.attentionScratch)
             assert(rc == 0, "attention geometry validated when the transformer was built")
         } else {

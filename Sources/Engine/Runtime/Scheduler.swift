@@ -137,6 +137,9 @@ public struct SchedulerStatistics: Sendable, Equatable {
     public var rows = 0
     /// Rows of prompt chunks.
     public var promptRows = 0
+    /// Rows of prompt chunks long enough to be evaluated on their own (products and tiled
+    /// attention of their own); the rest of `promptRows` shared the step's fused products.
+    public var promptPathRows = 0
     /// Most sequences that shared one step.
     public var maxSequencesInStep = 0
     /// Sequences admitted (first admissions and re-admissions after preemption).

@@ -403,20 +403,26 @@ extension SchedulerCore {
         return plannedRows.prefix(running.count).contains { $0 > 0 }
     }
 
-    /// Fills the step's rows: fused segments first, then prompt-path ones.
+    /// Fills the step's rows: fused segments with one-query attention, fused prompt chunks with
+    /// tiled attention, then prompt-path chunks.
     private func buildBatch() {
         batch.reset()
-        for pass in 0..<2 {
-            let promptPass = pass == 1
+        for pass in 0..<3 {
             for (i, s) in running.enumerated() {
                 let n = plannedRows[i]
                 guard n > 0 else { continue }
+                // Only prompt chunks are tiled: they are cut the same way whatever else runs,
+                // while a generated run's length depends on what the sampler or proposer chose,
+                // and its rows must get the bits one row at a time would.
+                let tiled = s.inPrompt && n >= tiledAttentionRows
                 let prompt = s.inPrompt && n >= promptPathRows
-                guard prompt == promptPass else { continue }
+                guard pass == (prompt ? 2 : tiled ? 1 : 0) else { continue }
                 let seg = batch.addSegment(start: s.evaluated, count: n, table: s.table,
-                                           localTable: localPool == nil ? nil : s.localTable, promptPath: prompt)
+                                           localTable: localPool == nil ? nil : s.localTable, tiled: tiled,
+                                           promptPath: prompt)
                 stepSequences[seg] = s
                 if s.inPrompt { stats.promptRows += n }
+                if prompt { stats.promptPathRows += n }
                 let row0 = Int(batch.segments[seg].row)
                 let bs = policy.blockSize
                 for j in 0..<n {

@@ -3,11 +3,13 @@ import CTensor
 /// The rows of one scheduler step: every sequence's tokens for this forward pass, where their
 /// keys and values go in the KV pool, and which rows need logits.
 ///
-/// Rows are grouped by sequence into segments (one `loom_attention_segment` each). Segments that
-/// take the fused integer products come first (`fusedRowCount` rows: decode tokens, generated
-/// runs, short prompt chunks); long prompt chunks follow, each multiplied on its own through the
-/// prompt path. Which path a segment takes depends only on that segment, so a sequence's
-/// arithmetic never depends on what else shares the step.
+/// Rows are grouped by sequence into segments (one `loom_attention_segment` each), in three runs:
+/// fused segments whose attention takes one query at a time (decode tokens, generated runs, the
+/// short tail of a prompt); fused prompt chunks whose attention takes tiles of queries; long
+/// prompt chunks, each multiplied on its own through the prompt path (tiled attention too). The
+/// fused ones share the step's integer products (`fusedRowCount` rows). Which kind a segment is
+/// depends only on that segment, so a sequence's arithmetic never depends on what else shares
+/// the step.
 ///
 /// Buffers are allocated once for the scheduler's largest step and reused: building a step
 /// allocates nothing.
@@ -30,7 +32,7 @@ final class StepBatch {
     let localKVRows: UnsafeMutablePointer<Int32>
     /// `segments` with each sequence's local-layer block table.
     let localSegments: UnsafeMutablePointer<loom_attention_segment>
-    /// Per segment: whether it runs through the prompt (sgemm) path.
+    /// Per segment: whether it runs through the prompt path.
     let promptPath: UnsafeMutablePointer<Bool>
     /// Rows whose logits the step computes, in order `[logitCount]`.
     let logitRows: UnsafeMutablePointer<Int32>
@@ -41,9 +43,9 @@ final class StepBatch {
     private(set) var segmentCount = 0
     /// Rows of the fused segments (rows `0..<fusedRowCount`).
     private(set) var fusedRowCount = 0
-    /// Fused segments, which come first (`0..<fusedSegmentCount`): from there on, attention takes
-    /// a prompt chunk's queries in tiles.
-    private(set) var fusedSegmentCount = 0
+    /// Segments whose attention takes one query at a time, which come first
+    /// (`0..<untiledSegmentCount`): from there on, attention takes a chunk's queries in tiles.
+    private(set) var untiledSegmentCount = 0
     /// Logit rows requested.
     private(set) var logitCount = 0
 
@@ -77,7 +79,7 @@ final class StepBatch {
         rowCount = 0
         segmentCount = 0
         fusedRowCount = 0
-        fusedSegmentCount = 0
+        untiledSegmentCount = 0
         logitCount = 0
     }
 
@@ -86,11 +88,14 @@ final class StepBatch {
 
     /// Appends a segment of `count` rows at positions `start...` of a sequence whose block table
     /// is `table` (and `localTable` for local layers with a pool of their own); returns its
-    /// index. Fused segments must all be added before prompt-path ones.
+    /// index. Untiled segments come first, then tiled fused ones, then prompt-path ones (which
+    /// are always tiled).
     func addSegment(start: Int, count: Int, table: UnsafePointer<Int32>, localTable: UnsafePointer<Int32>? = nil,
-                    promptPath prompt: Bool) -> Int {
+                    tiled: Bool, promptPath prompt: Bool) -> Int {
         precondition(segmentCount < segmentCapacity && rowCount + count <= rowCapacity)
         precondition(prompt || rowCount == fusedRowCount, "fused segments come first")
+        precondition(tiled || segmentCount == untiledSegmentCount, "untiled segments come first")
+        precondition(tiled || !prompt, "prompt-path segments are tiled")
         let index = segmentCount
         segments[index] = loom_attention_segment(row: Int64(rowCount), n_tokens: Int64(count), pos0: Int64(start),
                                                  block_table: table)
@@ -99,7 +104,8 @@ final class StepBatch {
         promptPath[index] = prompt
         rowCount += count
         segmentCount += 1
-        if !prompt { (fusedRowCount, fusedSegmentCount) = (rowCount, segmentCount) }
+        if !prompt { fusedRowCount = rowCount }
+        if !tiled { untiledSegmentCount = segmentCount }
         return index
     }
 

@@ -87,6 +87,24 @@ struct SchedulerTests {
         #expect(staggered.statistics.maxSequencesInStep > 1)
     }
 
+    @Test("Default prompt chunks share the step's fused products; chunks of the prompt path's length run on their own")
+    func promptChunksJoinTheFusedProducts() async throws {
+        let model = try Self.load(SharedData.defaultModel)
+        let vocab = model.config.vocabularySize
+        let fused = try Self.scheduler(model)
+        _ = try await Self.collect(fused.generate(prompt: Self.prompt(100, vocabulary: vocab, salt: 1),
+                                                  sampling: .greedy, maxTokens: 2))
+        #expect(fused.statistics.promptRows == 100)
+        #expect(fused.statistics.promptPathRows == 0)
+
+        let long = try Self.scheduler(model, policy: SchedulerPolicy(prefillChunk: 256, maxPrefillTokensPerStep: 256),
+                                      context: 512)
+        _ = try await Self.collect(long.generate(prompt: Self.prompt(300, vocabulary: vocab, salt: 1),
+                                                 sampling: .greedy, maxTokens: 2))
+        #expect(long.statistics.promptRows == 300)
+        #expect(long.statistics.promptPathRows == 256)  // the 44-token rest joins the fused rows
+    }
+
     @Test("A caller-driven sequence beside sampled ones sees the logits it sees alone")
     func callerDrivenSequenceIsBatchInvariant() async throws {
         let model = try Self.load(SharedData.defaultModel)
