@@ -159,6 +159,30 @@ void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes,
 
 // MARK: - Attention
 
+/// Work units (a fused product's row units, attention's query groups), taken in claims from one
+/// counter by whichever shares are running: a share that runs faster, or alone while another
+/// is descheduled, takes more of them.
+typedef struct {
+    _Atomic int64_t next;
+    int64_t total, per_claim;
+} unit_claims;
+
+static void unit_claims_init(unit_claims *c, int64_t total, int64_t per_claim) {
+    atomic_init(&c->next, 0);
+    c->total = total;
+    c->per_claim = per_claim > 0 ? per_claim : 1;
+}
+
+/// The next claim [*u0, *u1), or false when every unit is taken.
+static bool claim_units(unit_claims *c, int64_t *u0, int64_t *u1) {
+    const int64_t b = atomic_fetch_add_explicit(&c->next, c->per_claim, memory_order_relaxed);
+    if (b >= c->total) return false;
+    *u0 = b;
+    *u1 = b + c->per_claim < c->total ? b + c->per_claim : c->total;
+    return true;
+}
+
+
 /// One thread's scratch when the last query sees n_kv positions: room for a query alone and
 /// for a tile of a prompt chunk's queries.
 static size_t attention_scratch_per_thread(const loom_attention_desc *d, int64_t n_kv) {
@@ -242,6 +266,7 @@ typedef struct {
     int64_t out_stride, units;
     float *scratch;
     size_t scratch_per_thread;
+    unit_claims claims;
     _Atomic int failed;
 } attention_batch_task;
 
@@ -251,17 +276,19 @@ static int64_t segment_units(const attention_batch_task *t, int i) {
     return t->d->n_kv_head * (i < t->first_tiled ? n : tile_count(t->d, n));
 }
 
-// Units in segment order. A (token, KV head) unit is the query heads of one KV group for one
-// token, so one decode token still spreads over the threads and a batch spreads by tokens.
+// Units in segment order, claimed one at a time: a unit's cost grows with its keys and a tile
+// costs many tokens' worth, so fixed shares would leave one thread with the prompt chunks'
+// tiles at the end of the order. A (token, KV head) unit is the query heads of one KV group for
+// one token, so one decode token still spreads over the threads and a batch spreads by tokens.
+// Claims only grow, so each share walks the segments forward.
 static void attention_batch_run(void *p, int ith, int nth) {
+    (void)nth;
     attention_batch_task *t = p;
     float *scratch = t->scratch + (size_t)ith * t->scratch_per_thread;
-    int64_t u0, u1;
-    loom_split_range(t->units, ith, nth, 1, &u0, &u1);
     const int64_t groups = t->d->n_kv_head, per_group = t->d->n_head / t->d->n_kv_head;
     int s = 0;
     int64_t seg_first = 0;
-    for (int64_t u = u0; u < u1; u++) {
+    for (int64_t u, u1; claim_units(&t->claims, &u, &u1);) {
         while (s < t->n_segs && u >= seg_first + segment_units(t, s)) {
             seg_first += segment_units(t, s);
             s++;
@@ -290,13 +317,14 @@ int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, cons
     if (!d || !segs || !scratch || n_segs < 0 || max_kv <= 0 || first_tiled < 0) return -1;
     size_t per = attention_scratch_per_thread(d, max_kv);
     if (per == 0) return -1;
-    attention_batch_task t = {d, segs, n_segs, first_tiled, q, q_stride, out, out_stride, 0, scratch, per, 0};
+    attention_batch_task t = {d, segs, n_segs, first_tiled, q, q_stride, out, out_stride, 0, scratch, per, {0}, 0};
     if (t.first_tiled > n_segs || !loom_attention_tiles_supported(d)) t.first_tiled = n_segs;
     for (int i = 0; i < n_segs; i++) {
         if (segs[i].n_tokens < 0 || segs[i].pos0 < 0 || segs[i].pos0 + segs[i].n_tokens > max_kv) return -1;
         t.units += segment_units(&t, i);
     }
     if (t.units == 0) return 0;
+    unit_claims_init(&t.claims, t.units, 1);
     loom_pool_run_as(pool, LOOM_WORK_ATTENTION, attention_batch_run, &t);
     return t.failed ? -1 : 0;
 }
@@ -398,30 +426,6 @@ static inline void spin_pause(void) {
 // new claim starts a stream whose first lines arrive one miss at a time, which cost SmolLM2's
 // one-row step on Zen 3 about 8% with eight claims per thread.
 #define BATCH_CLAIMS_PER_THREAD 8
-
-/// A fused product's row units (LOOM_PAR_ROW_ALIGN rows of one part), taken in claims from
-/// one counter by whichever shares are running.
-typedef struct {
-    _Atomic int64_t next;
-    int64_t total, per_claim;
-} unit_claims;
-
-static void unit_claims_init(unit_claims *c, int64_t total, int nth, int claims_per_thread) {
-    atomic_init(&c->next, 0);
-    c->total = total;
-    const int64_t claims = (int64_t)(nth > 0 ? nth : 1) * claims_per_thread;
-    const int64_t per = (total + claims - 1) / claims;
-    c->per_claim = per > 0 ? per : 1;
-}
-
-/// The next claim [*u0, *u1), or false when every unit is taken.
-static bool claim_units(unit_claims *c, int64_t *u0, int64_t *u1) {
-    const int64_t b = atomic_fetch_add_explicit(&c->next, c->per_claim, memory_order_relaxed);
-    if (b >= c->total) return false;
-    *u0 = b;
-    *u1 = b + c->per_claim < c->total ? b + c->per_claim : c->total;
-    return true;
-}
 
 static int64_t row_units(int64_t n_rows) { return (n_rows + LOOM_PAR_ROW_ALIGN - 1) / LOOM_PAR_ROW_ALIGN; }
 
@@ -554,7 +558,8 @@ static void fused_dispatch(loom_pool *pool, const loom_matvec_part *parts, int n
     if (h) total = row_units(parts[0].n_rows);
     else
         for (int i = 0; i < n_parts; i++) total += row_units(parts[i].n_rows);
-    unit_claims_init(&t.units, total, loom_pool_size(pool), n_batch > 1 ? BATCH_CLAIMS_PER_THREAD : 1);
+    const int64_t claims = (int64_t)loom_pool_size(pool) * (n_batch > 1 ? BATCH_CLAIMS_PER_THREAD : 1);
+    unit_claims_init(&t.units, total, (total + claims - 1) / claims);
     loom_pool_run_as(pool, LOOM_WORK_PRODUCTS, fused_run, &t);
 }
 
