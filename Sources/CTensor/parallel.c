@@ -1,4 +1,5 @@
 // Pool-parallel forms of the forward pass's operations (see loom_parallel.h).
+#include "cpu_relax.h"
 #include "loom_parallel.h"
 #include "loom_blas.h"
 #include "loom_quant.h"
@@ -409,14 +410,6 @@ size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols
     return (size_t)(n_batch > threads ? n_batch : threads) * a16_slot_bytes(n_cols);
 }
 
-static inline void spin_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 // Claims of work per thread for a batch's products: the cores of a shared machine do not run
 // at one speed (on this project's 2-vCPU EPYCs one core often runs the same products 1.3-1.5x
 // slower than the other), and with one fixed half each the faster core would wait for the
@@ -463,7 +456,7 @@ static void quantize_batch(fused_task *t) {
         atomic_fetch_add_explicit(&t->rows_quantized, 1, memory_order_release);
     }
     for (unsigned spins = 0; atomic_load_explicit(&t->rows_quantized, memory_order_acquire) < t->n_batch; spins++) {
-        if (spins < 4096) spin_pause();
+        if (spins < 4096) loom_cpu_relax();
         else sched_yield();
     }
 }

@@ -12,6 +12,7 @@
 // wait for it, while here the threads that are running do its share. Each index still runs
 // exactly once per run, by one thread at a time, so per-share scratch (indexed by `ith`) and
 // the arithmetic of every share are what they would be with a thread per share.
+#include "cpu_relax.h"
 #include "loom_pool.h"
 #include "loom_profile.h"
 
@@ -64,14 +65,6 @@ struct worker_arg {
     loom_pool *pool;
 };
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 #if defined(__linux__)
 static void wait_on(_Atomic uint32_t *addr, uint32_t expected) {
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
@@ -92,7 +85,7 @@ static void wake_all(_Atomic uint32_t *addr) { (void)addr; }
 typedef struct { uint64_t start; unsigned count; } spin_state;
 
 static inline bool keep_spinning(spin_state *s, uint64_t budget_ns) {
-    if ((++s->count % SPIN_CHECK) != 0) { cpu_relax(); return true; }
+    if ((++s->count % SPIN_CHECK) != 0) { loom_cpu_relax(); return true; }
     uint64_t t = loom_profile_now_ns();
     if (s->start == 0) { s->start = t; return true; }
     return t - s->start < budget_ns;
