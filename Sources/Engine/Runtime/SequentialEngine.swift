@@ -71,7 +71,7 @@ public final class SequentialEngine {
     /// - Throws: `.contextLimitExceeded` before any compute when `tokens` cannot fit.
     @discardableResult
     public func prefill(_ tokens: [Int32], reusePrefix: Bool = true, cancellation: CancellationFlag? = nil)
-        throws(EngineError) -> PrefillResult
+        throws(EngineError) -> Engine.PrefillResult
     {
         try validatePrompt(tokens)
         session?.close()
