@@ -43,10 +43,10 @@ static size_t blas_tile_floats(int64_t n_cols) {
 // row once and read each weight once for every row of the step, where the prompt path reads the
 // weights again for the chunk alone. Measured on AMD Zen 3 (AVX2, 2 threads, SmolLM2 Q4_1), the
 // eight-row integer products evaluate prompt tokens about 1.4x as fast as dequantized tiles
-// through sgemm at 32 rows, 1.15x at 128 and about as fast at 256; with 7 streams decoding
-// beside a 1,000-token prompt read in 32-token chunks, fusing the chunks cut the streams'
-// inter-token p50 from 99-114 to 81-87 ms and the prompt's time to first token from 3.2-3.4 to
-// 2.6-2.7 s. On the AVX-512 tier the prompt path multiplies with the same integer products
+// through sgemm at 32 rows, 1.15x at 128 and about as fast at 256. With 7 streams decoding
+// beside a 1,000-token prompt read in 32-token chunks, the streams' inter-token p50 is 67-82 ms
+// with the chunks fused against 110-136 ms through the prompt path, and the prompt's first
+// token comes after 2.2-2.5 s against 3.4-4.3 s. On the AVX-512 tier the prompt path multiplies with the same integer products
 // (loom_matmul_beats_sgemm), so sharing the step's pass can only save work there.
 #define PROMPT_PATH_MIN_ROWS 256
 
@@ -158,7 +158,7 @@ void loom_par_matmul(loom_pool *pool, int type, const void *w, size_t row_bytes,
     loom_pool_run_as(pool, LOOM_WORK_PROMPT_PRODUCTS, blas ? matmul_blas_run : matmul_run, &t);
 }
 
-// MARK: - Attention
+// MARK: - Claims
 
 /// Work units (a fused product's row units, attention's query groups), taken in claims from one
 /// counter by whichever shares are running: a share that runs faster, or alone while another
@@ -183,6 +183,7 @@ static bool claim_units(unit_claims *c, int64_t *u0, int64_t *u1) {
     return true;
 }
 
+// MARK: - Attention
 
 /// One thread's scratch when the last query sees n_kv positions: room for a query alone and
 /// for a tile of a prompt chunk's queries.
