@@ -46,8 +46,9 @@ static size_t blas_tile_floats(int64_t n_cols) {
 // through sgemm at 32 rows, 1.15x at 128 and about as fast at 256. With 7 streams decoding
 // beside a 1,000-token prompt read in 32-token chunks, the streams' inter-token p50 is 67-82 ms
 // with the chunks fused against 110-136 ms through the prompt path, and the prompt's first
-// token comes after 2.2-2.5 s against 3.4-4.3 s. On the AVX-512 tier the prompt path multiplies with the same integer products
-// (loom_matmul_beats_sgemm), so sharing the step's pass can only save work there.
+// token comes after 2.2-2.5 s against 3.4-4.3 s. On the AVX-512 tier the prompt path multiplies
+// with the same integer products (loom_matmul_beats_sgemm), so sharing the step's pass can only
+// save work there.
 #define PROMPT_PATH_MIN_ROWS 256
 
 void loom_split_range(int64_t n, int ith, int nth, int64_t align, int64_t *begin, int64_t *end) {
@@ -290,26 +291,28 @@ static void attention_batch_run(void *p, int ith, int nth) {
     const int64_t groups = t->d->n_kv_head, per_group = t->d->n_head / t->d->n_kv_head;
     int s = 0;
     int64_t seg_first = 0;
-    for (int64_t u, u1; claim_units(&t->claims, &u, &u1);) {
-        while (s < t->n_segs && u >= seg_first + segment_units(t, s)) {
-            seg_first += segment_units(t, s);
-            s++;
+    for (int64_t u0, u1; claim_units(&t->claims, &u0, &u1);) {
+        for (int64_t u = u0; u < u1; u++) {
+            while (s < t->n_segs && u >= seg_first + segment_units(t, s)) {
+                seg_first += segment_units(t, s);
+                s++;
+            }
+            if (s >= t->n_segs) break;
+            const loom_attention_segment *g = &t->segs[s];
+            int64_t local = u - seg_first, grp = local % groups;
+            loom_attention_desc d = *t->d;
+            if (g->block_table) d.block_table = g->block_table;
+            int rc;
+            if (s >= t->first_tiled) {
+                rc = attend_tile(&d, t->q + g->row * t->q_stride, t->q_stride, t->out + g->row * t->out_stride,
+                                 t->out_stride, g->n_tokens, g->pos0, local / groups, grp, scratch);
+            } else {
+                int64_t row = g->row + local / groups;
+                rc = loom_attention(&d, t->q + row * t->q_stride, t->out + row * t->out_stride,
+                                    g->pos0 + local / groups + 1, grp * per_group, (grp + 1) * per_group, scratch);
+            }
+            if (rc != 0) t->failed = 1;
         }
-        if (s >= t->n_segs) break;
-        const loom_attention_segment *g = &t->segs[s];
-        int64_t local = u - seg_first, grp = local % groups;
-        loom_attention_desc d = *t->d;
-        if (g->block_table) d.block_table = g->block_table;
-        int rc;
-        if (s >= t->first_tiled) {
-            rc = attend_tile(&d, t->q + g->row * t->q_stride, t->q_stride, t->out + g->row * t->out_stride,
-                             t->out_stride, g->n_tokens, g->pos0, local / groups, grp, scratch);
-        } else {
-            int64_t row = g->row + local / groups;
-            rc = loom_attention(&d, t->q + row * t->q_stride, t->out + row * t->out_stride, g->pos0 + local / groups + 1,
-                                grp * per_group, (grp + 1) * per_group, scratch);
-        }
-        if (rc != 0) t->failed = 1;
     }
 }
 

@@ -243,7 +243,7 @@ struct BlockPass {
     @inline(__always)
     private func forEachPromptSegment(_ body: (Int, Int) -> Void) {
         guard let batch else { return }
-        for i in 0..<batch.segmentCount where batch.promptPath[i] {
+        for i in batch.fusedSegmentCount..<batch.segmentCount {
             let seg = batch.segments[i]
             body(Int(seg.row), Int(seg.n_tokens))
         }

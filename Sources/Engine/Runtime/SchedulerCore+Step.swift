@@ -403,26 +403,30 @@ extension SchedulerCore {
         return plannedRows.prefix(running.count).contains { $0 > 0 }
     }
 
+    /// How `rows` rows of `s` are evaluated this step. Only prompt chunks are tiled or take the
+    /// prompt path: they are cut the same way whatever else runs, while a generated run's length
+    /// depends on what the sampler or proposer chose, and its rows must get the bits one row at a
+    /// time would.
+    private func segmentKind(_ s: ScheduledSequence, rows: Int) -> StepBatch.SegmentKind {
+        guard s.inPrompt, rows >= tiledAttentionRows else { return .untiled }
+        return rows >= promptPathRows ? .promptPath : .tiled
+    }
+
     /// Fills the step's rows: fused segments with one-query attention, fused prompt chunks with
     /// tiled attention, then prompt-path chunks.
     private func buildBatch() {
         batch.reset()
-        for pass in 0..<3 {
+        // Kinds by raw value: a literal array of them would be built every step.
+        for raw in StepBatch.SegmentKind.untiled.rawValue...StepBatch.SegmentKind.promptPath.rawValue {
+            let pass = StepBatch.SegmentKind(rawValue: raw)!
             for (i, s) in running.enumerated() {
                 let n = plannedRows[i]
-                guard n > 0 else { continue }
-                // Only prompt chunks are tiled: they are cut the same way whatever else runs,
-                // while a generated run's length depends on what the sampler or proposer chose,
-                // and its rows must get the bits one row at a time would.
-                let tiled = s.inPrompt && n >= tiledAttentionRows
-                let prompt = s.inPrompt && n >= promptPathRows
-                guard pass == (prompt ? 2 : tiled ? 1 : 0) else { continue }
+                guard n > 0, segmentKind(s, rows: n) == pass else { continue }
                 let seg = batch.addSegment(start: s.evaluated, count: n, table: s.table,
-                                           localTable: localPool == nil ? nil : s.localTable, tiled: tiled,
-                                           promptPath: prompt)
+                                           localTable: localPool == nil ? nil : s.localTable, kind: pass)
                 stepSequences[seg] = s
                 if s.inPrompt { stats.promptRows += n }
-                if prompt { stats.promptPathRows += n }
+                if pass == .promptPath { stats.promptPathRows += n }
                 let row0 = Int(batch.segments[seg].row)
                 let bs = policy.blockSize
                 for j in 0..<n {

@@ -14,6 +14,18 @@ import CTensor
 /// Buffers are allocated once for the scheduler's largest step and reused: building a step
 /// allocates nothing.
 final class StepBatch {
+    /// How a segment's rows are evaluated; segments are added in this order.
+    enum SegmentKind: Int, Comparable {
+        /// Fused products, attention one query at a time.
+        case untiled
+        /// Fused products, attention in tiles of queries.
+        case tiled
+        /// Products of its own, attention in tiles of queries.
+        case promptPath
+
+        static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    }
+
     /// Most rows a step may hold.
     let rowCapacity: Int
     /// Most segments (sequences) a step may hold.
@@ -32,8 +44,6 @@ final class StepBatch {
     let localKVRows: UnsafeMutablePointer<Int32>
     /// `segments` with each sequence's local-layer block table.
     let localSegments: UnsafeMutablePointer<loom_attention_segment>
-    /// Per segment: whether it runs through the prompt path.
-    let promptPath: UnsafeMutablePointer<Bool>
     /// Rows whose logits the step computes, in order `[logitCount]`.
     let logitRows: UnsafeMutablePointer<Int32>
 
@@ -43,6 +53,8 @@ final class StepBatch {
     private(set) var segmentCount = 0
     /// Rows of the fused segments (rows `0..<fusedRowCount`).
     private(set) var fusedRowCount = 0
+    /// Fused segments (`0..<fusedSegmentCount`); the prompt-path ones follow.
+    private(set) var fusedSegmentCount = 0
     /// Segments whose attention takes one query at a time, which come first
     /// (`0..<untiledSegmentCount`): from there on, attention takes a chunk's queries in tiles.
     private(set) var untiledSegmentCount = 0
@@ -59,8 +71,6 @@ final class StepBatch {
         logitRows = .allocate(capacity: rows)
         self.segments = .allocate(capacity: segments)
         localSegments = .allocate(capacity: segments)
-        promptPath = .allocate(capacity: segments)
-        promptPath.initialize(repeating: false, count: segments)
     }
 
     deinit {
@@ -71,7 +81,6 @@ final class StepBatch {
         localSegments.deallocate()
         logitRows.deallocate()
         segments.deallocate()
-        promptPath.deallocate()
     }
 
     /// Empties the step.
@@ -79,6 +88,7 @@ final class StepBatch {
         rowCount = 0
         segmentCount = 0
         fusedRowCount = 0
+        fusedSegmentCount = 0
         untiledSegmentCount = 0
         logitCount = 0
     }
@@ -88,24 +98,21 @@ final class StepBatch {
 
     /// Appends a segment of `count` rows at positions `start...` of a sequence whose block table
     /// is `table` (and `localTable` for local layers with a pool of their own); returns its
-    /// index. Untiled segments come first, then tiled fused ones, then prompt-path ones (which
-    /// are always tiled).
+    /// index. Segments come in `SegmentKind` order.
     func addSegment(start: Int, count: Int, table: UnsafePointer<Int32>, localTable: UnsafePointer<Int32>? = nil,
-                    tiled: Bool, promptPath prompt: Bool) -> Int {
+                    kind: SegmentKind) -> Int {
         precondition(segmentCount < segmentCapacity && rowCount + count <= rowCapacity)
-        precondition(prompt || rowCount == fusedRowCount, "fused segments come first")
-        precondition(tiled || segmentCount == untiledSegmentCount, "untiled segments come first")
-        precondition(tiled || !prompt, "prompt-path segments are tiled")
+        precondition(kind == .promptPath || segmentCount == fusedSegmentCount, "fused segments come first")
+        precondition(kind != .untiled || segmentCount == untiledSegmentCount, "untiled segments come first")
         let index = segmentCount
         segments[index] = loom_attention_segment(row: Int64(rowCount), n_tokens: Int64(count), pos0: Int64(start),
                                                  block_table: table)
         localSegments[index] = loom_attention_segment(row: Int64(rowCount), n_tokens: Int64(count), pos0: Int64(start),
                                                       block_table: localTable ?? table)
-        promptPath[index] = prompt
         rowCount += count
         segmentCount += 1
-        if !prompt { fusedRowCount = rowCount }
-        if !tiled { untiledSegmentCount = segmentCount }
+        if kind != .promptPath { (fusedRowCount, fusedSegmentCount) = (rowCount, segmentCount) }
+        if kind == .untiled { untiledSegmentCount = segmentCount }
         return index
     }
 
