@@ -29,12 +29,15 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// in it waits for, and a full batch keeps the machine busy without them (0: never).
     public var speculationMaxSequences: Int
 
-    /// A policy; the defaults decode 8 sequences together with 32-token prompt chunks, one per
-    /// step. (A 32-token chunk costs a lone prompt about 5% of its time to first token against
-    /// 64-token chunks, and halves the longest step the streams already running wait for: with 7
-    /// streams running on SmolLM2, their inter-token p50 while a 1,000-token prompt is read went
-    /// from ~70 to ~41 ms.)
-    public init(maxSequences: Int = 8, prefillChunk: Int = 32, maxPrefillTokensPerStep: Int = 32, blockSize: Int = 16,
+    /// A policy; the defaults decode 8 sequences together with 16-token prompt chunks, up to two
+    /// (of different sequences) per step. A chunk is the most a long prompt adds to a step that
+    /// running streams wait for: with 7 streams decoding SmolLM2 on the AVX2-only EPYC while a
+    /// 1,000-token prompt was read, their inter-token p99 was 54–72 ms with 16-token chunks
+    /// against 83–110 ms with 32, while that prompt's first token came about a quarter later (it
+    /// shares twice as many steps with them) and a lone 1,000-token prompt's within 5%. Two
+    /// chunks per step keep a burst of short prompts arriving together as fast as 32-token
+    /// steps did.
+    public init(maxSequences: Int = 8, prefillChunk: Int = 16, maxPrefillTokensPerStep: Int = 32, blockSize: Int = 16,
                 kvBudgetBytes: Int? = nil, callerWindowMicroseconds: Int = 2000,
                 housekeepingIntervalMicroseconds: Int = 50_000, speculationMaxSequences: Int = 2) {
         self.maxSequences = maxSequences
