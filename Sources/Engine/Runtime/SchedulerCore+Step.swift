@@ -368,6 +368,11 @@ extension SchedulerCore {
     /// row is planned.
     private func planRows() -> Bool {
         var budget = policy.maxPrefillTokensPerStep
+        // While every running sequence is still reading its prompt, nobody waits on this step
+        // but the prompts themselves: they may take the rows decoding would (each sequence keeps
+        // one row outside the budget).
+        let burst = !running.contains { !$0.inPrompt }
+        if burst { budget = policy.rowsPerStep - running.count }
         for (i, s) in running.enumerated() {
             plannedRows[i] = 0
             guard isRunnable(s) else { continue }
@@ -381,7 +386,15 @@ extension SchedulerCore {
                 guard budget >= n else { continue }
                 budget -= n
             }
-            plannedRows[i] = n
+            if burst, s.inPrompt, n == policy.prefillChunk {
+                // More whole chunks, each a segment cut exactly as in a step of its own.
+                let rest = min(s.promptLength - s.evaluated, s.pending)
+                while budget >= n, rest - plannedRows[i] - n >= n {
+                    plannedRows[i] += n
+                    budget -= n
+                }
+            }
+            plannedRows[i] += n
         }
         var i = 0
         while i < running.count {
@@ -420,28 +433,39 @@ extension SchedulerCore {
         for raw in StepBatch.SegmentKind.untiled.rawValue...StepBatch.SegmentKind.promptPath.rawValue {
             let pass = StepBatch.SegmentKind(rawValue: raw)!
             for (i, s) in running.enumerated() {
-                let n = plannedRows[i]
-                guard n > 0, segmentKind(s, rows: n) == pass else { continue }
-                let seg = batch.addSegment(start: s.evaluated, count: n, table: s.table,
-                                           localTable: localPool == nil ? nil : s.localTable, kind: pass)
-                stepSequences[seg] = s
-                if s.inPrompt { stats.promptRows += n }
-                if pass == .promptPath { stats.promptPathRows += n }
-                let row0 = Int(batch.segments[seg].row)
-                let bs = policy.blockSize
-                for j in 0..<n {
-                    let p = s.evaluated + j
-                    batch.tokens[row0 + j] = s.tokens[p]
-                    batch.positions[row0 + j] = Int32(p)
-                    batch.kvRows[row0 + j] = s.table[p / bs] * Int32(bs) + Int32(p % bs)
-                    batch.localKVRows[row0 + j] = s.localTable[p / bs] * Int32(bs) + Int32(p % bs)
+                let planned = plannedRows[i]
+                // Several chunks of a prompt (planned only whole) are a segment each, all of one kind.
+                let chunk = s.inPrompt ? min(planned, policy.prefillChunk) : planned
+                guard planned > 0, segmentKind(s, rows: chunk) == pass else { continue }
+                for start in stride(from: s.evaluated, to: s.evaluated + planned, by: chunk) {
+                    addSegment(s, start: start, count: chunk, kind: pass)
                 }
-                if s.evaluated + n == s.tokens.count { batch.requestLogits(segment: seg, lastRows: min(s.logitRows, n)) }
             }
         }
         stats.steps += 1
         stats.rows += batch.rowCount
-        stats.maxSequencesInStep = max(stats.maxSequencesInStep, batch.segmentCount)
+        var sequences = 0
+        for i in 0..<running.count where plannedRows[i] > 0 { sequences += 1 }
+        stats.maxSequencesInStep = max(stats.maxSequencesInStep, sequences)
+    }
+
+    /// Rows `start ..< start + count` of `s` as one segment of the step.
+    private func addSegment(_ s: ScheduledSequence, start: Int, count n: Int, kind: StepBatch.SegmentKind) {
+        let seg = batch.addSegment(start: start, count: n, table: s.table, localTable: localPool == nil ? nil : s.localTable,
+                                   kind: kind)
+        stepSequences[seg] = s
+        if start < s.promptLength { stats.promptRows += n }
+        if kind == .promptPath { stats.promptPathRows += n }
+        let row0 = Int(batch.segments[seg].row)
+        let bs = policy.blockSize
+        for j in 0..<n {
+            let p = start + j
+            batch.tokens[row0 + j] = s.tokens[p]
+            batch.positions[row0 + j] = Int32(p)
+            batch.kvRows[row0 + j] = s.table[p / bs] * Int32(bs) + Int32(p % bs)
+            batch.localKVRows[row0 + j] = s.localTable[p / bs] * Int32(bs) + Int32(p % bs)
+        }
+        if start + n == s.tokens.count { batch.requestLogits(segment: seg, lastRows: min(s.logitRows, n)) }
     }
 
     // MARK: - After the forward pass

@@ -86,7 +86,7 @@ final class SchedulerCore: @unchecked Sendable {
         let split = locals > 0 && locals < c.blockCount
         window = split ? c.slidingWindow : 0
         rollbackMargin = split ? policy.prefillChunk : 0
-        localBlocksPerSequence = split ? min(maxBlocks, (window + rollbackMargin + policy.prefillChunk + bs - 1) / bs + 2) : 0
+        localBlocksPerSequence = split ? min(maxBlocks, (window + rollbackMargin + policy.rowsPerStep + bs - 1) / bs + 2) : 0
         let globals = c.blockCount - (split ? locals : 0)
         // Local layers: every sequence's window, and as many blocks again to keep ended
         // sequences' last windows cached for the next turn.
@@ -112,11 +112,11 @@ final class SchedulerCore: @unchecked Sendable {
             ? try KVBlockPool(type: type, layers: locals, kvLength: c.kvLength, blockSize: bs, blockCount: localBlocks)
             : nil
         self.policy = policy
-        batch = StepBatch(rows: policy.rowsPerStep, segments: policy.maxSequences)
+        batch = StepBatch(rows: policy.rowsPerStep, segments: policy.segmentsPerStep)
         running.reserveCapacity(policy.maxSequences)
         lastDelivered.reserveCapacity(policy.maxSequences)
         plannedRows = Array(repeating: 0, count: policy.maxSequences)
-        stepSequences = Array(repeating: nil, count: policy.maxSequences)
+        stepSequences = Array(repeating: nil, count: policy.segmentsPerStep)
         promptPathRows = Int(loom_prompt_path_min_rows())
         tiledAttentionRows = Int(loom_blas_min_batch())
         // A sliding-window model's local layers keep only their last window of positions, so a

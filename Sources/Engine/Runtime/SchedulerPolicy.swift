@@ -2,10 +2,11 @@
 ///
 /// Every step evaluates one row for each decoding sequence (up to `maxSequences`) plus prompt
 /// chunks of sequences still reading their prompt, up to `maxPrefillTokensPerStep` prompt
-/// tokens. A prompt is always cut into the same chunks of `prefillChunk` tokens, whatever else
-/// runs, so a sequence's arithmetic — and so its logits and tokens — does not depend on its
-/// neighbours; the per-step budget only decides how many chunks share a step, which bounds how
-/// much a long prompt arriving delays the streams already running.
+/// tokens; while every running sequence is still reading its prompt, prompts may fill the rows
+/// decoding would take as well, a prompt several whole chunks. A prompt is always cut into the same chunks of
+/// `prefillChunk` tokens, whatever else runs, so a sequence's arithmetic — and so its logits and
+/// tokens — does not depend on its neighbours; the per-step budget only decides how many chunks
+/// share a step, which bounds how much a long prompt arriving delays the streams already running.
 public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// Sequences that run together (each decodes one row per step); more wait in a queue.
     public var maxSequences: Int
@@ -34,9 +35,9 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// running streams wait for: with 7 streams decoding SmolLM2 on the AVX2-only EPYC while a
     /// 1,000-token prompt was read, their inter-token p99 was 54–72 ms with 16-token chunks
     /// against 83–110 ms with 32, while that prompt's first token came about a quarter later (it
-    /// shares twice as many steps with them) and a lone 1,000-token prompt's within 5%. Two
-    /// chunks per step keep a burst of short prompts arriving together as fast as 32-token
-    /// steps did.
+    /// shares twice as many steps with them). Two chunks per step, and while nothing decodes as
+    /// many as the step's rows hold, keep bursts of prompts and a lone prompt in steps of 32
+    /// tokens or more.
     public init(maxSequences: Int = 8, prefillChunk: Int = 16, maxPrefillTokensPerStep: Int = 32, blockSize: Int = 16,
                 kvBudgetBytes: Int? = nil, callerWindowMicroseconds: Int = 2000,
                 housekeepingIntervalMicroseconds: Int = 50_000, speculationMaxSequences: Int = 2) {
@@ -71,4 +72,8 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
 
     /// Most rows one step can hold.
     var rowsPerStep: Int { maxSequences + maxPrefillTokensPerStep }
+
+    /// Most segments one step can hold: one per sequence, and while no sequence decodes a prompt
+    /// may take several whole chunks, each a segment of its own.
+    var segmentsPerStep: Int { maxSequences + rowsPerStep / prefillChunk }
 }

@@ -105,6 +105,31 @@ struct SchedulerTests {
         #expect(long.statistics.promptPathRows == 256)  // the 44-token rest joins the fused rows
     }
 
+    @Test("While nothing decodes, a prompt takes several whole chunks a step and gets the logits one chunk a step gives")
+    func lonePromptTakesSeveralChunksAStep() async throws {
+        let model = try Self.load(SharedData.defaultModel)
+        let prompt = Self.prompt(100, vocabulary: model.config.vocabularySize, salt: 5)
+        func firstLogits(_ policy: SchedulerPolicy) async throws -> (logits: [Float], steps: Int, rows: Int) {
+            let scheduler = try Self.scheduler(model, policy: policy)
+            let logits = try await offPool {
+                let session = try scheduler.open(prompt: prompt)
+                defer { session.close() }
+                return Array(try session.logits())
+            }
+            let stats = scheduler.statistics
+            #expect(stats.promptRows == 100)
+            #expect(stats.maxSequencesInStep == 1)
+            return (logits, stats.steps, stats.rows)
+        }
+        // 17 rows a step hold one 16-token chunk; 65 hold four: 64 + 32 + the 4-token tail.
+        let one = try await firstLogits(SchedulerPolicy(maxSequences: 1, prefillChunk: 16, maxPrefillTokensPerStep: 16))
+        let several = try await firstLogits(SchedulerPolicy(maxSequences: 1, prefillChunk: 16, maxPrefillTokensPerStep: 64))
+        #expect(one.steps == 7)
+        #expect(several.steps == 3)
+        #expect(one.rows == 100 && several.rows == 100)
+        #expect(several.logits == one.logits)
+    }
+
     @Test("A caller-driven sequence beside sampled ones sees the logits it sees alone")
     func callerDrivenSequenceIsBatchInvariant() async throws {
         let model = try Self.load(SharedData.defaultModel)
