@@ -3,16 +3,18 @@
 /// Every step evaluates one row for each decoding sequence (up to `maxSequences`) plus prompt
 /// chunks of sequences still reading their prompt, up to `maxPrefillTokensPerStep` prompt
 /// tokens; while every running sequence is still reading its prompt, prompts may fill the rows
-/// decoding would take as well, a prompt several whole chunks. A prompt is always cut into the same chunks of
-/// `prefillChunk` tokens, whatever else runs, so a sequence's arithmetic — and so its logits and
-/// tokens — does not depend on its neighbours; the per-step budget only decides how many chunks
-/// share a step, which bounds how much a long prompt arriving delays the streams already running.
+/// decoding would take as well, a prompt several whole chunks. A prompt is always cut into the
+/// same chunks of `prefillChunk` tokens, whatever else runs, so a sequence's arithmetic — and so
+/// its logits and tokens — does not depend on its neighbours; the per-step budget only decides
+/// how many chunks share a step, which bounds how much a long prompt arriving delays the streams
+/// already running.
 public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// Sequences that run together (each decodes one row per step); more wait in a queue.
     public var maxSequences: Int
     /// Prompt tokens of one sequence evaluated in one step.
     public var prefillChunk: Int
-    /// Prompt tokens evaluated in one step across sequences (at least `prefillChunk`).
+    /// Prompt tokens evaluated in one step across sequences (at least `prefillChunk`), while any
+    /// running sequence is past its prompt; before that, prompts may fill the step's rows.
     public var maxPrefillTokensPerStep: Int
     /// Positions per KV block.
     public var blockSize: Int
@@ -73,7 +75,7 @@ public struct SchedulerPolicy: Sendable, Equatable, Codable {
     /// Most rows one step can hold.
     var rowsPerStep: Int { maxSequences + maxPrefillTokensPerStep }
 
-    /// Most segments one step can hold: one per sequence, and while no sequence decodes a prompt
-    /// may take several whole chunks, each a segment of its own.
+    /// Most segments one step can hold: one per sequence, and while every running sequence reads
+    /// its prompt a prompt may take several whole chunks, each a segment of its own.
     var segmentsPerStep: Int { maxSequences + rowsPerStep / prefillChunk }
 }
