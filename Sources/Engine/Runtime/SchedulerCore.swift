@@ -64,8 +64,10 @@ final class SchedulerCore: @unchecked Sendable {
     /// Prompt chunks at least this long take the prompt path (products and attention of their
     /// own); shorter ones join the step's fused rows.
     let promptPathRows: Int
-    /// Prompt chunks at least this long take their attention in tiles of queries.
-    let tiledAttentionRows: Int
+    /// Prompt chunks at least this long take their attention in tiles of queries: the default
+    /// chunk (16) and longer, whichever BLAS the products use (the tiles do not depend on it);
+    /// shorter ones are prompts' tails.
+    let tiledAttentionRows = 16
     let maxBlocks: Int
     /// Where full prompt blocks are persisted and restored from; nil without a prompt cache.
     let promptCache: PromptCacheStore?
@@ -118,7 +120,6 @@ final class SchedulerCore: @unchecked Sendable {
         plannedRows = Array(repeating: 0, count: policy.maxSequences)
         stepSequences = Array(repeating: nil, count: policy.segmentsPerStep)
         promptPathRows = Int(loom_prompt_path_min_rows())
-        tiledAttentionRows = Int(loom_blas_min_batch())
         // A sliding-window model's local layers keep only their last window of positions, so a
         // block's image would not hold what a restore needs: such models persist nothing.
         if let options, c.slidingWindow == 0 {
