@@ -387,14 +387,13 @@ extension SchedulerCore {
                 budget -= n
             }
             if burst, s.inPrompt, n == policy.prefillChunk {
-                // More whole chunks, each a segment cut exactly as in a step of its own.
-                let rest = min(s.promptLength - s.evaluated, s.pending)
-                while budget >= n, rest - plannedRows[i] - n >= n {
-                    plannedRows[i] += n
-                    budget -= n
-                }
+                // As many more whole chunks as the budget and the prompt hold, each a segment cut
+                // exactly as in a step of its own.
+                let more = min(budget, min(s.promptLength - s.evaluated, s.pending) - n) / n * n
+                n += more
+                budget -= more
             }
-            plannedRows[i] += n
+            plannedRows[i] = n
         }
         var i = 0
         while i < running.count {
