@@ -23,8 +23,10 @@ enum { KV_F32 = LOOM_TYPE_F32, KV_F16 = LOOM_TYPE_F16, KV_Q8_0 = LOOM_TYPE_Q8_0 
 // Head a's scores go to scores[a * ld + j], so a paged cache can fill one row block by block.
 typedef void (*scores_fn)(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
                           int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes);
-// out[a] += Σ_j p[a * ld + j] * V_j for `ng` heads.
-typedef void (*accum_fn)(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
+// out[a] += Σ_j p[a * ld + j] * V_j for `ng` heads, over `hd` elements of each value row from v:
+// a head's whole slice, or one part of it when threads share a query's values. Head a's result
+// is at out + a * out_ld.
+typedef void (*accum_fn)(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
                          int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes);
 
 static inline float kv_at(const void *base, int kv_type, int64_t i) {
@@ -44,14 +46,14 @@ static void scores_scalar(const float *q, int64_t ng, const void *k, int kv_type
     }
 }
 
-static void accum_scalar(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                         int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+static void accum_scalar(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
+                         int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
     (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     for (int64_t j = 0; j < n_kv; j++) {
         for (int64_t a = 0; a < ng; a++) {
             float w = p[a * ld + j];
             if (w == 0.0f) continue;
-            float *oa = out + a * hd;
+            float *oa = out + a * out_ld;
             for (int64_t i = 0; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
         }
     }
@@ -78,8 +80,9 @@ static void scores_q8_0_scalar(const float *q, int64_t ng, const void *k, int kv
     }
 }
 
-static void accum_q8_0_scalar(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                              int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+static void accum_q8_0_scalar(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type,
+                              int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld,
+                              int64_t pf_bytes) {
     (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     (void)kv_type;
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
@@ -88,7 +91,7 @@ static void accum_q8_0_scalar(float *out, int64_t ng, const void *v, int kv_type
         for (int64_t a = 0; a < ng; a++) {
             float w = p[a * ld + j];
             if (w == 0.0f) continue;
-            float *oa = out + a * hd;
+            float *oa = out + a * out_ld;
             for (int64_t b = 0; b < nb; b++) {
                 const float wd = w * loom_fp16_to_fp32(vb[b].d);
                 for (int i = 0; i < LOOM_QK8_0; i++) oa[b * LOOM_QK8_0 + i] += wd * (float)vb[b].qs[i];
@@ -120,14 +123,14 @@ static inline void prefetch_head(const char *p, int64_t bytes) {
 }
 
 /// The scalar tail of an accumulation: head elements [from, hd) of `ng` heads, rows in order.
-static inline void accum_tail(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride, int64_t hd,
-                              int64_t from, int64_t n_kv, const float *p, int64_t ld) {
+static inline void accum_tail(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
+                              int64_t hd, int64_t from, int64_t n_kv, const float *p, int64_t ld) {
     if (from >= hd) return;
     for (int64_t j = 0; j < n_kv; j++) {
         for (int64_t a = 0; a < ng; a++) {
             float w = p[a * ld + j];
             if (w == 0.0f) continue;
-            float *oa = out + a * hd;
+            float *oa = out + a * out_ld;
             for (int64_t i = from; i < hd; i++) oa[i] += w * kv_at(v, kv_type, j * kv_stride + i);
         }
     }
@@ -141,10 +144,12 @@ static inline void accum_tail(float *out, int64_t ng, const void *v, int kv_type
         if (kv_type == KV_F16) scores_##tier##_typed(q, ng, k, KV_F16, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes); \
         else scores_##tier##_typed(q, ng, k, KV_F32, kv_stride, hd, n_kv, scale, scores, ld, pf_bytes);         \
     }                                                                                                           \
-    static ATTR void accum_##tier(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,       \
-                                  int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {     \
-        if (kv_type == KV_F16) accum_##tier##_typed(out, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld, pf_bytes); \
-        else accum_##tier##_typed(out, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld, pf_bytes);                    \
+    static ATTR void accum_##tier(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type,          \
+                                  int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld,      \
+                                  int64_t pf_bytes) {                                                           \
+        if (kv_type == KV_F16)                                                                                  \
+            accum_##tier##_typed(out, out_ld, ng, v, KV_F16, kv_stride, hd, n_kv, p, ld, pf_bytes);             \
+        else accum_##tier##_typed(out, out_ld, ng, v, KV_F32, kv_stride, hd, n_kv, p, ld, pf_bytes);            \
     }
 
 static LOOM_AVX2 inline __m256 load8(const void *base, int kv_type, int64_t i) {
@@ -253,7 +258,7 @@ static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const
         const int first = a0 == 0 && i0 == 0;                                                            \
         VEC acc[G][W];                                                                                   \
         for (int a = 0; a < G; a++)                                                                      \
-            for (int c = 0; c < W; c++) acc[a][c] = LOAD##_out(out + (a0 + a) * hd + i0 + c * LANES);    \
+            for (int c = 0; c < W; c++) acc[a][c] = LOAD##_out(out + (a0 + a) * out_ld + i0 + c * LANES);\
         for (int64_t j = 0; j < n_kv; j++) {                                                             \
             const int64_t row = j * kv_stride + i0;                                                      \
             if (first && j + KV_PREFETCH_ROWS < n_kv)                                                    \
@@ -268,7 +273,7 @@ static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const
             }                                                                                            \
         }                                                                                                \
         for (int a = 0; a < G; a++)                                                                      \
-            for (int c = 0; c < W; c++) STORE(out + (a0 + a) * hd + i0 + c * LANES, acc[a][c]);          \
+            for (int c = 0; c < W; c++) STORE(out + (a0 + a) * out_ld + i0 + c * LANES, acc[a][c]);      \
     } while (0)
 
 static LOOM_AVX2 inline __m256 load8_out(const float *p) { return _mm256_loadu_ps(p); }
@@ -276,8 +281,9 @@ static LOOM_AVX2 inline __m256 load8_out(const float *p) { return _mm256_loadu_p
 #define AVX2_CHUNK(G, W) \
     ACCUM_CHUNK(load8, __m256, _mm256_fmadd_ps, _mm256_storeu_ps, _mm256_set1_ps, 8, G, W)
 
-static LOOM_AVX2 inline void accum_avx2_typed(float *out, int64_t ng, const void *v, const int kv_type,
-                                              int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+static LOOM_AVX2 inline void accum_avx2_typed(float *out, int64_t out_ld, int64_t ng, const void *v, const int kv_type,
+                                              int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld,
+                                              int64_t pf_bytes) {
     const int64_t hd8 = hd & ~(int64_t)7;
     const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride;
     for (int64_t j = 0; j < KV_PREFETCH_ROWS && j < n_kv; j++)
@@ -307,7 +313,7 @@ static LOOM_AVX2 inline void accum_avx2_typed(float *out, int64_t ng, const void
             }
         }
     }
-    accum_tail(out, ng, v, kv_type, kv_stride, hd, hd8, n_kv, p, ld);
+    accum_tail(out, out_ld, ng, v, kv_type, kv_stride, hd, hd8, n_kv, p, ld);
 }
 
 KV_TYPED_KERNELS(avx2, LOOM_AVX2)
@@ -340,8 +346,9 @@ static LOOM_AVX2 void scores_q8_0_avx2(const float *q, int64_t ng, const void *k
     }
 }
 
-static LOOM_AVX2 void accum_q8_0_avx2(float *out, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
-                                      int64_t hd, int64_t n_kv, const float *p, int64_t ld, int64_t pf_bytes) {
+static LOOM_AVX2 void accum_q8_0_avx2(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type,
+                                      int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p, int64_t ld,
+                                      int64_t pf_bytes) {
     (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     (void)kv_type;
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
@@ -350,7 +357,7 @@ static LOOM_AVX2 void accum_q8_0_avx2(float *out, int64_t ng, const void *v, int
         for (int64_t a = 0; a < ng; a++) {
             float w = p[a * ld + j];
             if (w == 0.0f) continue;
-            float *oa = out + a * hd;
+            float *oa = out + a * out_ld;
             for (int64_t b = 0; b < nb; b++) {
                 const __m256 wd = _mm256_set1_ps(w * loom_fp16_to_fp32(vb[b].d));
                 float *ob = oa + b * LOOM_QK8_0;
@@ -414,9 +421,9 @@ static LOOM_AVX512 inline __m512 load16_out(const float *p) { return _mm512_load
 #define AVX512_CHUNK(G, W) \
     ACCUM_CHUNK(load16, __m512, _mm512_fmadd_ps, _mm512_storeu_ps, _mm512_set1_ps, 16, G, W)
 
-static LOOM_AVX512 inline void accum_avx512_typed(float *out, int64_t ng, const void *v, const int kv_type,
-                                                  int64_t kv_stride, int64_t hd, int64_t n_kv, const float *p,
-                                                  int64_t ld, int64_t pf_bytes) {
+static LOOM_AVX512 inline void accum_avx512_typed(float *out, int64_t out_ld, int64_t ng, const void *v,
+                                                  const int kv_type, int64_t kv_stride, int64_t hd, int64_t n_kv,
+                                                  const float *p, int64_t ld, int64_t pf_bytes) {
     const int64_t hd16 = hd & ~(int64_t)15;
     const int64_t row_bytes = kv_elem_bytes(kv_type) * kv_stride;
     for (int64_t j = 0; j < KV_PREFETCH_ROWS && j < n_kv; j++)
@@ -449,7 +456,7 @@ static LOOM_AVX512 inline void accum_avx512_typed(float *out, int64_t ng, const 
             }
         }
     }
-    accum_tail(out, ng, v, kv_type, kv_stride, hd, hd16, n_kv, p, ld);
+    accum_tail(out, out_ld, ng, v, kv_type, kv_stride, hd, hd16, n_kv, p, ld);
 }
 
 KV_TYPED_KERNELS(avx512, LOOM_AVX512)
@@ -460,68 +467,133 @@ size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv)
     return (size_t)(d->n_head / d->n_kv_head) * (size_t)n_kv;
 }
 
-int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv, int64_t h_begin,
-                   int64_t h_end, float *scratch) {
-    if (!loom_attention_valid(d) || n_kv < 0 || h_begin < 0 || h_end > d->n_head || h_begin > h_end) return -1;
-    const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head;
-    scores_fn scores = scores_scalar;
-    accum_fn accum = accum_scalar;
+/// The active tier's kernels for a cache of `kv_type`.
+static void attention_kernels(int kv_type, scores_fn *scores, accum_fn *accum) {
+    *scores = scores_scalar;
+    *accum = accum_scalar;
 #if LOOM_X86
     switch (loom_isa_active()) {
-    case LOOM_ISA_AVX512: scores = scores_avx512; accum = accum_avx512; break;
-    case LOOM_ISA_AVX2: scores = scores_avx2; accum = accum_avx2; break;
+    case LOOM_ISA_AVX512: *scores = scores_avx512; *accum = accum_avx512; break;
+    case LOOM_ISA_AVX2: *scores = scores_avx2; *accum = accum_avx2; break;
     default: break;
     }
 #endif
-    if (d->kv_type == KV_Q8_0) {
-        scores = scores_q8_0_scalar;
-        accum = accum_q8_0_scalar;
+    if (kv_type == KV_Q8_0) {
+        *scores = scores_q8_0_scalar;
+        *accum = accum_q8_0_scalar;
 #if LOOM_X86
         // The AVX-512 tier reads Q8_0 with the AVX2 kernels: as in quant_dispatch.c, SIMD code
         // that has never run is not shipped, and the development machine has no AVX-512.
         if (loom_isa_active() >= LOOM_ISA_AVX2) {
-            scores = scores_q8_0_avx2;
-            accum = accum_q8_0_avx2;
+            *scores = scores_q8_0_avx2;
+            *accum = accum_q8_0_avx2;
         }
 #endif
     }
+}
+
+// A paged cache is walked block by block in position order, so every score and every
+// accumulation step is the one the contiguous layout performs: the result is bit-identical.
+// The contiguous layout is one run.
+
+/// Rows of one block run from position j: up to the end of j's block (or, contiguous, to `end`).
+static inline int64_t run_rows(const loom_attention_desc *d, int64_t j, int64_t end) {
+    if (!d->block_table) return end - j;
+    const int64_t left = d->block_size - j % d->block_size;
+    return left < end - j ? left : end - j;
+}
+
+/// Scores of query heads [h, h + ng) (one KV group's) against positions [lo + p0, lo + p1):
+/// head a's score of position j at s[a * m + j - lo]. `pf`: bytes of each row to prefetch.
+static void scores_span(const loom_attention_desc *d, scores_fn scores, const float *q, int64_t h, int64_t ng,
+                        int64_t lo, int64_t m, int64_t p0, int64_t p1, float *s, int64_t pf) {
+    const int64_t hd = d->head_dim, kvh = h / (d->n_head / d->n_kv_head);
+    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
+    const size_t head = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
+    for (int64_t j = lo + p0; j < lo + p1;) {
+        const int64_t cnt = run_rows(d, j, lo + p1);
+        const void *k = (const char *)d->k + (size_t)loom_attention_row(d, j) * row_bytes + head;
+        scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, s + (j - lo), m, pf);
+        j += cnt;
+    }
+}
+
+/// Head elements [i0, i1) of query heads [h, h + ng): out + a * head_dim + i = Σ_j p[a * m + j - lo]
+/// · V_j[i] over positions [lo, lo + m), rows in order (the slice is zeroed first).
+static void values_span(const loom_attention_desc *d, accum_fn accum, const float *p, float *out, int64_t h,
+                        int64_t ng, int64_t lo, int64_t m, int64_t i0, int64_t i1, int64_t pf) {
+    const int64_t hd = d->head_dim, kvh = h / (d->n_head / d->n_kv_head);
+    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
+    const size_t first = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd + i0);
+    float *o = out + h * hd + i0;
+    for (int64_t a = 0; a < ng; a++) memset(o + a * hd, 0, (size_t)(i1 - i0) * sizeof(float));
+    for (int64_t j = lo; j < lo + m;) {
+        const int64_t cnt = run_rows(d, j, lo + m);
+        const void *v = (const char *)d->v + (size_t)loom_attention_row(d, j) * row_bytes + first;
+        accum(o, hd, ng, v, d->kv_type, d->kv_stride, i1 - i0, cnt, p + (j - lo), m, pf);
+        j += cnt;
+    }
+}
+
+int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv, int64_t h_begin,
+                   int64_t h_end, float *scratch) {
+    if (!loom_attention_valid(d) || n_kv < 0 || h_begin < 0 || h_end > d->n_head || h_begin > h_end) return -1;
+    const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head;
+    scores_fn scores;
+    accum_fn accum;
+    attention_kernels(d->kv_type, &scores, &accum);
     // A sliding window drops the keys before `lo`; the query sits at position n_kv - 1.
     const int64_t lo = loom_attention_first_seen(d, n_kv);
     const int64_t m = n_kv - lo;
-    // A paged cache is walked block by block in position order, so every score and every
-    // accumulation step is the one the contiguous layout performs: the result is bit-identical.
-    // The contiguous layout is one run from `lo`.
-    const int64_t bs = d->block_table ? d->block_size : (n_kv > 0 ? n_kv : 1);
-    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
+    const int64_t row_bytes = loom_kv_row_bytes(d->kv_type, d->kv_stride);
     for (int64_t h = h_begin; h < h_end;) {
         int64_t kvh = h / g;
         int64_t run_end = (kvh + 1) * g < h_end ? (kvh + 1) * g : h_end;
         int64_t ng = run_end - h;
-        memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
         if (m > 0) {
-            const size_t head = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
             // The first group of the call prefetches the rest of each row, the slices of the
             // groups after it too: one stream through whole rows rather than one pass per group
             // over a third of each.
-            const int64_t pf = h == h_begin ? (int64_t)(row_bytes - head) : loom_kv_row_bytes(d->kv_type, hd);
-            for (int64_t j0 = lo; j0 < n_kv;) {
-                int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
-                int64_t row0 = loom_attention_row(d, j0);
-                const void *k = (const char *)d->k + (size_t)row0 * row_bytes + head;
-                scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, scratch + (j0 - lo), m, pf);
-                j0 += cnt;
-            }
+            const int64_t slice = loom_kv_row_bytes(d->kv_type, hd);
+            const int64_t pf = h == h_begin ? row_bytes - loom_kv_row_bytes(d->kv_type, kvh * hd) : slice;
+            scores_span(d, scores, q, h, ng, lo, m, 0, m, scratch, pf);
             for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * m, m);
-            for (int64_t j0 = lo; j0 < n_kv;) {
-                int64_t off = j0 % bs, cnt = bs - off < n_kv - j0 ? bs - off : n_kv - j0;
-                int64_t row0 = loom_attention_row(d, j0);
-                const void *v = (const char *)d->v + (size_t)row0 * row_bytes + head;
-                accum(out + h * hd, ng, v, d->kv_type, d->kv_stride, hd, cnt, scratch + (j0 - lo), m, pf);
-                j0 += cnt;
-            }
+            values_span(d, accum, scratch, out, h, ng, lo, m, 0, hd, pf);
+        } else {
+            memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
         }
         h = run_end;
     }
+    return 0;
+}
+
+int64_t loom_attention_value_parts(const loom_attention_desc *d) {
+    if (!loom_attention_valid(d)) return 0;
+    return d->head_dim >= 2 * LOOM_ATTENTION_VALUE_PART ? d->head_dim / LOOM_ATTENTION_VALUE_PART : 1;
+}
+
+int loom_attention_scores_part(const loom_attention_desc *d, const float *q, int64_t n_kv, int64_t kvh, int64_t p0,
+                               int64_t p1, float *scores) {
+    if (!loom_attention_valid(d) || n_kv < 0 || kvh < 0 || kvh >= d->n_kv_head) return -1;
+    const int64_t lo = loom_attention_first_seen(d, n_kv), m = n_kv - lo, g = d->n_head / d->n_kv_head;
+    if (p0 < 0 || p1 > m || p0 > p1) return -1;
+    scores_fn scores_kernel;
+    accum_fn accum;
+    attention_kernels(d->kv_type, &scores_kernel, &accum);
+    scores_span(d, scores_kernel, q, kvh * g, g, lo, m, p0, p1, scores, loom_kv_row_bytes(d->kv_type, d->head_dim));
+    return 0;
+}
+
+int loom_attention_values_part(const loom_attention_desc *d, const float *p, float *out, int64_t n_kv, int64_t kvh,
+                               int64_t part) {
+    const int64_t parts = loom_attention_value_parts(d);
+    if (parts == 0 || n_kv < 0 || kvh < 0 || kvh >= d->n_kv_head || part < 0 || part >= parts) return -1;
+    const int64_t lo = loom_attention_first_seen(d, n_kv), m = n_kv - lo, g = d->n_head / d->n_kv_head;
+    const int64_t i0 = part * LOOM_ATTENTION_VALUE_PART, i1 = part == parts - 1 ? d->head_dim : i0 + LOOM_ATTENTION_VALUE_PART;
+    scores_fn scores;
+    accum_fn accum;
+    attention_kernels(d->kv_type, &scores, &accum);
+    values_span(d, accum, p, out, kvh * g, g, lo, m, i0, i1, loom_kv_row_bytes(d->kv_type, i1 - i0));
     return 0;
 }
 
