@@ -4,6 +4,7 @@
 #include "loom_blas.h"
 #include "loom_quant.h"
 #include "loom_profile.h"
+#include "ops_attention_geometry.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -186,10 +187,11 @@ static bool claim_units(unit_claims *c, int64_t *u0, int64_t *u1) {
 
 // MARK: - Attention
 
-/// One thread's scratch when the last query sees n_kv positions: room for a query alone and
+/// One thread's scratch when the last query sees n_kv positions: room for two queries' scores
+/// (the threads' shares together hold those of every query a thin batch spreads over them) and
 /// for a tile of a prompt chunk's queries.
 static size_t attention_scratch_per_thread(const loom_attention_desc *d, int64_t n_kv) {
-    size_t row = loom_attention_scratch_floats(d, n_kv);
+    size_t row = 2 * loom_attention_scratch_floats(d, n_kv);
     if (row == 0) return 0;
     size_t tile = loom_attention_tile_scratch_floats(d, n_kv);
     return row > tile ? row : tile;
@@ -316,6 +318,113 @@ static void attention_batch_run(void *p, int ith, int nth) {
     }
 }
 
+// MARK: - A thin batch's attention
+
+// A batch of (query, KV group) units too few to share evenly among the threads (one sequence
+// decoding on a model with three KV heads, or one KV head) would leave a thread idle for most
+// of the attention, which dominates a decode step at long contexts. Such a batch runs in three
+// dispatches that every thread shares instead: the scores over a split of each unit's positions,
+// the softmax of each head's row, then the values by parts of the head dimension. Each score,
+// softmax and value element is computed as loom_attention computes it, so results are unchanged
+// bit for bit; only the work is spread, and each key and value row is still read once.
+
+/// Most units a thin batch holds, and the fewest positions its longest query must see for the
+/// two extra dispatches to pay (below that, the idle thread waits less than they cost).
+#define THIN_UNITS_MAX 8
+#define THIN_MIN_POSITIONS 128
+
+typedef struct {
+    loom_attention_desc d;  // the unit's segment's block table
+    const float *q;
+    float *out, *scores;
+    int64_t n_kv, kvh, m;
+} thin_unit;
+
+typedef struct {
+    thin_unit units[THIN_UNITS_MAX];
+    int n_units;
+    int64_t heads, parts;  // query heads per group; value parts per unit
+    _Atomic int failed;
+} thin_task;
+
+static void thin_scores_run(void *p, int ith, int nth) {
+    thin_task *t = p;
+    for (int u = 0; u < t->n_units; u++) {
+        const thin_unit *x = &t->units[u];
+        int64_t p0, p1;
+        loom_split_range(x->m, ith, nth, 16, &p0, &p1);
+        if (p0 < p1 && loom_attention_scores_part(&x->d, x->q, x->n_kv, x->kvh, p0, p1, x->scores) != 0) t->failed = 1;
+    }
+}
+
+static void thin_softmax_run(void *p, int ith, int nth) {
+    thin_task *t = p;
+    int64_t r0, r1;
+    loom_split_range(t->n_units * t->heads, ith, nth, 1, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const thin_unit *x = &t->units[r / t->heads];
+        loom_softmax(x->scores + (r % t->heads) * x->m, x->m);
+    }
+}
+
+static void thin_values_run(void *p, int ith, int nth) {
+    thin_task *t = p;
+    int64_t i0, i1;
+    loom_split_range(t->n_units * t->parts, ith, nth, 1, &i0, &i1);
+    for (int64_t i = i0; i < i1; i++) {
+        const thin_unit *x = &t->units[i / t->parts];
+        if (loom_attention_values_part(&x->d, x->scores, x->out, x->n_kv, x->kvh, i % t->parts) != 0) t->failed = 1;
+    }
+}
+
+int loom_par_attention_batch_is_thin(const loom_pool *pool, const loom_attention_desc *d,
+                                     const loom_attention_segment *segs, int n_segs, int first_tiled) {
+    if (!d || !segs || n_segs < 0 || !loom_attention_valid(d)) return 0;
+    const int nth = loom_pool_size(pool);
+    int64_t units = 0, longest = 0;
+    for (int i = 0; i < n_segs; i++) {
+        if (segs[i].n_tokens <= 0) continue;
+        // A prompt chunk in tiles brings work enough of its own.
+        if (i >= first_tiled && loom_attention_tiles_supported(d)) return 0;
+        units += segs[i].n_tokens * d->n_kv_head;
+        const int64_t n_kv = segs[i].pos0 + segs[i].n_tokens;
+        const int64_t m = n_kv - loom_attention_first_seen(d, n_kv);
+        if (m > longest) longest = m;
+    }
+    return nth >= 2 && units > 0 && units <= THIN_UNITS_MAX && units < 2 * nth && units % nth != 0 &&
+           longest >= THIN_MIN_POSITIONS;
+}
+
+/// The thin batch's attention (loom_par_attention_batch_is_thin holds): 0, or -1 when a part
+/// rejected its arguments.
+static int thin_attention(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs, int n_segs,
+                          const float *q, int64_t q_stride, float *out, int64_t out_stride, int64_t max_kv,
+                          float *scratch) {
+    thin_task t = {.n_units = 0};
+    t.heads = d->n_head / d->n_kv_head;
+    t.parts = loom_attention_value_parts(d);
+    for (int i = 0; i < n_segs; i++) {
+        for (int64_t tok = 0; tok < segs[i].n_tokens; tok++) {
+            for (int64_t kvh = 0; kvh < d->n_kv_head; kvh++) {
+                thin_unit *x = &t.units[t.n_units];
+                x->d = *d;
+                if (segs[i].block_table) x->d.block_table = segs[i].block_table;
+                x->q = q + (segs[i].row + tok) * q_stride;
+                x->out = out + (segs[i].row + tok) * out_stride;
+                x->n_kv = segs[i].pos0 + tok + 1;
+                x->kvh = kvh;
+                x->m = x->n_kv - loom_attention_first_seen(d, x->n_kv);
+                x->scores = scratch + (size_t)t.n_units * (size_t)(t.heads * max_kv);
+                t.n_units++;
+            }
+        }
+    }
+    loom_pool_run_as(pool, LOOM_WORK_ATTENTION, thin_scores_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_ATTENTION, thin_softmax_run, &t);
+    loom_pool_run_as(pool, LOOM_WORK_ATTENTION, thin_values_run, &t);
+    return t.failed ? -1 : 0;
+}
+
 int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs,
                              int n_segs, int first_tiled, const float *q, int64_t q_stride, float *out,
                              int64_t out_stride, int64_t max_kv, float *scratch) {
@@ -329,6 +438,8 @@ int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, cons
         t.units += segment_units(&t, i);
     }
     if (t.units == 0) return 0;
+    if (loom_par_attention_batch_is_thin(pool, d, segs, n_segs, t.first_tiled))
+        return thin_attention(pool, d, segs, n_segs, q, q_stride, out, out_stride, max_kv, scratch);
     unit_claims_init(&t.claims, t.units, 1);
     loom_pool_run_as(pool, LOOM_WORK_ATTENTION, attention_batch_run, &t);
     return t.failed ? -1 : 0;

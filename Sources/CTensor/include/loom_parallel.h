@@ -85,6 +85,14 @@ int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, cons
                              int n_segs, int first_tiled, const float *q, int64_t q_stride, float *out,
                              int64_t out_stride, int64_t max_kv, float *scratch);
 
+/// True when loom_par_attention_batch spreads each query of this batch over the threads rather
+/// than giving each (token, KV head) unit to one thread: every segment untiled, fewer units than
+/// share evenly among the pool's threads (one sequence decoding on a model with few KV heads),
+/// and a query that sees enough positions for the two extra dispatches this costs to pay.
+/// Results are the same bits either way.
+int loom_par_attention_batch_is_thin(const loom_pool *pool, const loom_attention_desc *d,
+                                     const loom_attention_segment *segs, int n_segs, int first_tiled);
+
 /// RMSNorm of n_rows rows of n floats (row r at x + r*stride, result at y + r*stride).
 void loom_par_rmsnorm(loom_pool *pool, float *y, const float *x, const float *w, int64_t n, int64_t n_rows,
                       int64_t stride, float eps);
