@@ -518,8 +518,9 @@ static void scores_span(const loom_attention_desc *d, scores_fn scores, const fl
     }
 }
 
-/// Head elements [i0, i1) of query heads [h, h + ng): out + a * head_dim + i = Σ_j p[a * m + j - lo]
-/// · V_j[i] over positions [lo, lo + m), rows in order (the slice is zeroed first).
+/// Elements [i0, i1) of query heads [h, h + ng)'s results: head h + a's element i, at
+/// out + (h + a) * head_dim + i, is Σ_j p[a * m + j - lo] · V_j[i] over positions [lo, lo + m),
+/// rows in order (the slice is zeroed first).
 static void values_span(const loom_attention_desc *d, accum_fn accum, const float *p, float *out, int64_t h,
                         int64_t ng, int64_t lo, int64_t m, int64_t i0, int64_t i1, int64_t pf) {
     const int64_t hd = d->head_dim, kvh = h / (d->n_head / d->n_kv_head);
