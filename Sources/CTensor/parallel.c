@@ -352,6 +352,8 @@ static void thin_scores_run(void *p, int ith, int nth) {
     for (int u = 0; u < t->n_units; u++) {
         const thin_unit *x = &t->units[u];
         int64_t p0, p1;
+        // Spans in whole 16-row runs (the scheduler's default block), so no thread's span
+        // starts a block's walk part-way unless a window does.
         loom_split_range(x->m, ith, nth, 16, &p0, &p1);
         if (p0 < p1 && loom_attention_scores_part(&x->d, x->q, x->n_kv, x->kvh, p0, p1, x->scores) != 0) t->failed = 1;
     }
