@@ -28,11 +28,11 @@ struct ThinAttentionTests {
         Shape(heads: 9, kvHeads: 3, headDim: 64, tokens: 1, positions: 257, window: 0, kvType: q8),
         // One KV head (Gemma 3's layout): one unit, values in three parts, the last with a window.
         Shape(heads: 4, kvHeads: 1, headDim: 96, tokens: 1, positions: 400, window: 0, kvType: f16),
-        Shape(heads: 4, kvHeads: 1, headDim: 96, tokens: 1, positions: 400, window: 150, kvType: q8),
+        Shape(heads: 4, kvHeads: 1, headDim: 96, tokens: 1, positions: 400, window: 200, kvType: q8),
         // A run of three tokens on one KV head; head dimensions with scalar tails (one part of 44,
         // and parts of 32 and 38).
         Shape(heads: 2, kvHeads: 1, headDim: 44, tokens: 3, positions: 170, window: 0, kvType: f32),
-        Shape(heads: 3, kvHeads: 1, headDim: 70, tokens: 1, positions: 133, window: 0, kvType: f16),
+        Shape(heads: 3, kvHeads: 1, headDim: 70, tokens: 1, positions: 177, window: 0, kvType: f16),
     ]
 
     @Test("A thin batch spreads each query over the threads and equals loom_attention bit for bit",
