@@ -573,28 +573,74 @@ int64_t loom_attention_value_parts(const loom_attention_desc *d) {
     return d->head_dim >= 2 * LOOM_ATTENTION_VALUE_PART ? d->head_dim / LOOM_ATTENTION_VALUE_PART : 1;
 }
 
-int loom_attention_scores_part(const loom_attention_desc *d, const float *q, int64_t n_kv, int64_t kvh, int64_t p0,
-                               int64_t p1, float *scores) {
-    if (!loom_attention_valid(d) || n_kv < 0 || kvh < 0 || kvh >= d->n_kv_head) return -1;
+int loom_attention_scores_part(const loom_attention_desc *d, const float *q, int64_t n_kv, int64_t kvh0, int64_t kvh1,
+                               int64_t p0, int64_t p1, float *scores, int64_t group_ld) {
+    if (!loom_attention_valid(d) || n_kv < 0 || kvh0 < 0 || kvh1 > d->n_kv_head || kvh0 > kvh1) return -1;
     const int64_t lo = loom_attention_first_seen(d, n_kv), m = n_kv - lo, g = d->n_head / d->n_kv_head;
-    if (p0 < 0 || p1 > m || p0 > p1) return -1;
+    if (p0 < 0 || p1 > m || p0 > p1 || (d->n_kv_head > 1 && group_ld < g * m)) return -1;
     scores_fn scores_kernel;
     accum_fn accum;
     attention_kernels(d->kv_type, &scores_kernel, &accum);
-    scores_span(d, scores_kernel, q, kvh * g, g, lo, m, p0, p1, scores, loom_kv_row_bytes(d->kv_type, d->head_dim));
+    // Block-major: each block's rows serve every group of the range while they are in cache, and
+    // the first group's calls prefetch the groups' slices of the rows ahead, so a thread reads its
+    // span once rather than once per group a third at a time.
+    const int64_t hd = d->head_dim;
+    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
+    const int64_t slice = loom_kv_row_bytes(d->kv_type, hd), groups = loom_kv_row_bytes(d->kv_type, (kvh1 - kvh0) * hd);
+    for (int64_t j = lo + p0; j < lo + p1;) {
+        const int64_t cnt = run_rows(d, j, lo + p1);
+        const char *row = (const char *)d->k + (size_t)loom_attention_row(d, j) * row_bytes;
+        for (int64_t kvh = kvh0; kvh < kvh1; kvh++) {
+            const void *k = row + loom_kv_row_bytes(d->kv_type, kvh * hd);
+            scores_kernel(q + kvh * g * hd, g, k, d->kv_type, d->kv_stride, hd, cnt, d->scale,
+                          scores + kvh * group_ld + (j - lo), m, kvh == kvh0 ? groups : slice);
+        }
+        j += cnt;
+    }
     return 0;
 }
 
-int loom_attention_values_part(const loom_attention_desc *d, const float *p, float *out, int64_t n_kv, int64_t kvh,
-                               int64_t part) {
+int loom_attention_values_part(const loom_attention_desc *d, const float *p, float *out, int64_t n_kv, int64_t part0,
+                               int64_t part1, int64_t group_ld) {
     const int64_t parts = loom_attention_value_parts(d);
-    if (parts == 0 || n_kv < 0 || kvh < 0 || kvh >= d->n_kv_head || part < 0 || part >= parts) return -1;
+    if (parts == 0 || n_kv < 0 || part0 < 0 || part1 > parts * d->n_kv_head || part0 > part1) return -1;
     const int64_t lo = loom_attention_first_seen(d, n_kv), m = n_kv - lo, g = d->n_head / d->n_kv_head;
-    const int64_t i0 = part * LOOM_ATTENTION_VALUE_PART, i1 = part == parts - 1 ? d->head_dim : i0 + LOOM_ATTENTION_VALUE_PART;
+    if (d->n_kv_head > 1 && group_ld < g * m) return -1;
     scores_fn scores;
     accum_fn accum;
     attention_kernels(d->kv_type, &scores, &accum);
-    values_span(d, accum, p, out, kvh * g, g, lo, m, i0, i1, loom_kv_row_bytes(d->kv_type, i1 - i0));
+    const int64_t hd = d->head_dim;
+    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
+    // Part i covers elements [e0(i), e1(i)) of KV group i / parts; a group's consecutive parts
+    // go to the kernel as one range (its element chunks walk the rows one after another, so the
+    // bits are those of one part at a time).
+#define PART_E0(i) ((i) % parts * LOOM_ATTENTION_VALUE_PART)
+#define PART_E1(i) ((i) % parts == parts - 1 ? hd : PART_E0(i) + LOOM_ATTENTION_VALUE_PART)
+    for (int64_t i = part0; i < part1; i++) {
+        float *o = out + (i / parts) * g * hd + PART_E0(i);
+        for (int64_t a = 0; a < g; a++) memset(o + a * hd, 0, (size_t)(PART_E1(i) - PART_E0(i)) * sizeof(float));
+    }
+    // Block-major, as the scores: each block's rows serve all the parts while they are in cache.
+    const int64_t range = part1 > part0 ? loom_kv_row_bytes(d->kv_type, (part1 - 1) / parts * hd + PART_E1(part1 - 1))
+                                              - loom_kv_row_bytes(d->kv_type, part0 / parts * hd + PART_E0(part0))
+                                        : 0;
+    for (int64_t j = lo; j < lo + m;) {
+        const int64_t cnt = run_rows(d, j, lo + m);
+        const char *row = (const char *)d->v + (size_t)loom_attention_row(d, j) * row_bytes;
+        for (int64_t i = part0; i < part1;) {
+            const int64_t kvh = i / parts, e0 = PART_E0(i);
+            int64_t last = i;
+            while (last + 1 < part1 && (last + 1) / parts == kvh) last++;
+            const int64_t e1 = PART_E1(last);
+            const void *v = row + loom_kv_row_bytes(d->kv_type, kvh * hd + e0);
+            accum(out + kvh * g * hd + e0, hd, g, v, d->kv_type, d->kv_stride, e1 - e0, cnt, p + kvh * group_ld + (j - lo),
+                  m, i == part0 ? range : loom_kv_row_bytes(d->kv_type, e1 - e0));
+            i = last + 1;
+        }
+        j += cnt;
+    }
+#undef PART_E0
+#undef PART_E1
     return 0;
 }
 

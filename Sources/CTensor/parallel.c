@@ -323,10 +323,13 @@ static void attention_batch_run(void *p, int ith, int nth) {
 // A batch of (query, KV group) units too few to share evenly among the threads (one sequence
 // decoding on a model with three KV heads, or one KV head) would leave a thread idle for most
 // of the attention, which dominates a decode step at long contexts. Such a batch runs in three
-// dispatches that every thread shares instead: the scores over a split of each unit's positions,
+// dispatches that every thread shares instead: the scores over a split of each query's positions,
 // the softmax of each head's row, then the values by parts of the head dimension. Each score,
 // softmax and value element is computed as loom_attention computes it, so results are unchanged
-// bit for bit; only the work is spread, and each key and value row is still read once.
+// bit for bit; only the work is spread. A thread walks its positions (or its parts' elements)
+// block by block for all the query's KV groups at once, so it reads its share of each cache
+// block once, whole rows at a time: after a 2,048-token prompt on SmolLM2, where the cache no
+// longer fits the last-level cache, that took 0.76 of the time of a walk per group.
 
 /// Most units a thin batch holds, and the fewest positions its longest query must see for the
 /// two extra dispatches to pay: on a 2-vCPU Zen 3 EPYC, from 160 positions the spread query
@@ -335,49 +338,60 @@ static void attention_batch_run(void *p, int ith, int nth) {
 #define THIN_UNITS_MAX 8
 #define THIN_MIN_POSITIONS 160
 
+/// One query token of a thin batch, all its KV groups.
 typedef struct {
-    loom_attention_desc d;  // the unit's segment's block table
+    loom_attention_desc d;  // the token's segment's block table
     const float *q;
-    float *out, *scores;
-    int64_t n_kv, kvh, m;
-} thin_unit;
+    float *out, *scores;    // group kvh's scores at scores + kvh * group_ld
+    int64_t n_kv, m;
+} thin_query;
 
 typedef struct {
-    thin_unit units[THIN_UNITS_MAX];
-    int n_units;
-    int64_t heads, parts;  // query heads per group; value parts per unit
+    thin_query queries[THIN_UNITS_MAX];
+    int n_queries;
+    int64_t heads, parts;  // query heads per group; value parts per query (all its groups')
+    int64_t group_ld;
     _Atomic int failed;
 } thin_task;
 
 static void thin_scores_run(void *p, int ith, int nth) {
     thin_task *t = p;
-    for (int u = 0; u < t->n_units; u++) {
-        const thin_unit *x = &t->units[u];
+    for (int u = 0; u < t->n_queries; u++) {
+        const thin_query *x = &t->queries[u];
         int64_t p0, p1;
         // Spans in whole 16-row runs (the scheduler's default block), so no thread's span
         // starts a block's walk part-way unless a window does.
         loom_split_range(x->m, ith, nth, 16, &p0, &p1);
-        if (p0 < p1 && loom_attention_scores_part(&x->d, x->q, x->n_kv, x->kvh, p0, p1, x->scores) != 0) t->failed = 1;
+        if (p0 < p1 && loom_attention_scores_part(&x->d, x->q, x->n_kv, 0, x->d.n_kv_head, p0, p1, x->scores,
+                                                  t->group_ld) != 0)
+            t->failed = 1;
     }
 }
 
 static void thin_softmax_run(void *p, int ith, int nth) {
     thin_task *t = p;
+    const int64_t rows = t->queries[0].d.n_head;  // softmax rows per query: one per head
     int64_t r0, r1;
-    loom_split_range(t->n_units * t->heads, ith, nth, 1, &r0, &r1);
+    loom_split_range(t->n_queries * rows, ith, nth, 1, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
-        const thin_unit *x = &t->units[r / t->heads];
-        loom_softmax(x->scores + (r % t->heads) * x->m, x->m);
+        const thin_query *x = &t->queries[r / rows];
+        const int64_t h = r % rows;
+        loom_softmax(x->scores + (h / t->heads) * t->group_ld + (h % t->heads) * x->m, x->m);
     }
 }
 
 static void thin_values_run(void *p, int ith, int nth) {
     thin_task *t = p;
     int64_t i0, i1;
-    loom_split_range(t->n_units * t->parts, ith, nth, 1, &i0, &i1);
-    for (int64_t i = i0; i < i1; i++) {
-        const thin_unit *x = &t->units[i / t->parts];
-        if (loom_attention_values_part(&x->d, x->scores, x->out, x->n_kv, x->kvh, i % t->parts) != 0) t->failed = 1;
+    loom_split_range(t->n_queries * t->parts, ith, nth, 1, &i0, &i1);
+    // This thread's parts, query by query.
+    for (int64_t i = i0; i < i1;) {
+        const int64_t u = i / t->parts, end = (u + 1) * t->parts < i1 ? (u + 1) * t->parts : i1;
+        const thin_query *x = &t->queries[u];
+        if (loom_attention_values_part(&x->d, x->scores, x->out, x->n_kv, i - u * t->parts, end - u * t->parts,
+                                       t->group_ld) != 0)
+            t->failed = 1;
+        i = end;
     }
 }
 
@@ -404,23 +418,23 @@ int loom_par_attention_batch_is_thin(const loom_pool *pool, const loom_attention
 static int thin_attention(loom_pool *pool, const loom_attention_desc *d, const loom_attention_segment *segs, int n_segs,
                           const float *q, int64_t q_stride, float *out, int64_t out_stride, int64_t max_kv,
                           float *scratch) {
-    thin_task t = {.n_units = 0};
+    thin_task t = {.n_queries = 0};
     t.heads = d->n_head / d->n_kv_head;
-    t.parts = loom_attention_value_parts(d);
+    t.parts = loom_attention_value_parts(d) * d->n_kv_head;
+    t.group_ld = t.heads * max_kv;
     for (int i = 0; i < n_segs; i++) {
         for (int64_t tok = 0; tok < segs[i].n_tokens; tok++) {
-            for (int64_t kvh = 0; kvh < d->n_kv_head; kvh++) {
-                thin_unit *x = &t.units[t.n_units];
-                x->d = *d;
-                if (segs[i].block_table) x->d.block_table = segs[i].block_table;
-                x->q = q + (segs[i].row + tok) * q_stride;
-                x->out = out + (segs[i].row + tok) * out_stride;
-                x->n_kv = segs[i].pos0 + tok + 1;
-                x->kvh = kvh;
-                x->m = x->n_kv - loom_attention_first_seen(d, x->n_kv);
-                x->scores = scratch + (size_t)t.n_units * (size_t)(t.heads * max_kv);
-                t.n_units++;
-            }
+            thin_query *x = &t.queries[t.n_queries];
+            x->d = *d;
+            if (segs[i].block_table) x->d.block_table = segs[i].block_table;
+            x->q = q + (segs[i].row + tok) * q_stride;
+            x->out = out + (segs[i].row + tok) * out_stride;
+            x->n_kv = segs[i].pos0 + tok + 1;
+            x->m = x->n_kv - loom_attention_first_seen(d, x->n_kv);
+            // A query's groups side by side: the scratch of `units` (token, group) pairs, as the
+            // predicate counts them.
+            x->scores = scratch + (size_t)t.n_queries * (size_t)(d->n_kv_head * t.group_ld);
+            t.n_queries++;
         }
     }
     loom_pool_run_as(pool, LOOM_WORK_ATTENTION, thin_scores_run, &t);

@@ -54,31 +54,34 @@ struct ThinAttentionTests {
             v.withUnsafeMutableBytes { #expect(loom_kv_store_row(shape.kvType, $0.baseAddress! + row * rowBytes, value, Int64(width)) == 0) }
         }
         let q = gen.floats(shape.tokens * qWidth, -1, 1)
-        let pool = try #require(loom_pool_create(2))
-        defer { loom_pool_destroy(pool) }
-        try OpsSupport.forEachTier { tier in
-            var batched = [Float](repeating: .nan, count: shape.tokens * qWidth), alone = batched
-            try k.withUnsafeBytes { kb in try v.withUnsafeBytes { vb in try table.withUnsafeBufferPointer { t in
-                var d = loom_attention_desc(n_head: Int64(shape.heads), n_kv_head: Int64(shape.kvHeads),
-                                            head_dim: Int64(shape.headDim), kv_type: shape.kvType, kv_stride: Int64(width),
-                                            k: kb.baseAddress!, v: vb.baseAddress!, scale: 0.125, block_table: t.baseAddress,
-                                            block_size: Int64(Self.blockSize), window: Int64(shape.window))
-                var segment = loom_attention_segment(row: 0, n_tokens: Int64(shape.tokens),
-                                                     pos0: Int64(shape.positions - shape.tokens), block_table: t.baseAddress)
-                try #require(loom_par_attention_batch_is_thin(pool, &d, &segment, 1, 1) == 1, "tier \(tier)")
-                var scratch = [Float](repeating: .nan, count: loom_par_attention_scratch_floats(pool, &d, Int64(shape.positions)))
-                #expect(loom_par_attention_batch(pool, &d, &segment, 1, 1, q, Int64(qWidth), &batched, Int64(qWidth),
-                                                 Int64(shape.positions), &scratch) == 0)
-                for token in 0..<shape.tokens {
-                    let n = shape.positions - shape.tokens + token + 1
-                    q.withUnsafeBufferPointer { qp in alone.withUnsafeMutableBufferPointer { op in
-                        #expect(loom_attention(&d, qp.baseAddress! + token * qWidth, op.baseAddress! + token * qWidth,
-                                               Int64(n), 0, Int64(shape.heads), &scratch) == 0)
-                    } }
-                }
-            } } }
-            #expect(!alone.contains { $0.isNaN })
-            #expect(batched.map(\.bitPattern) == alone.map(\.bitPattern), "tier \(tier)")
+        // Two threads, and four: with four, threads' value parts start and end inside KV groups.
+        for threads in [2, 4] {
+            let pool = try #require(loom_pool_create(Int32(threads)))
+            defer { loom_pool_destroy(pool) }
+            try OpsSupport.forEachTier { tier in
+                var batched = [Float](repeating: .nan, count: shape.tokens * qWidth), alone = batched
+                try k.withUnsafeBytes { kb in try v.withUnsafeBytes { vb in try table.withUnsafeBufferPointer { t in
+                    var d = loom_attention_desc(n_head: Int64(shape.heads), n_kv_head: Int64(shape.kvHeads),
+                                                head_dim: Int64(shape.headDim), kv_type: shape.kvType, kv_stride: Int64(width),
+                                                k: kb.baseAddress!, v: vb.baseAddress!, scale: 0.125, block_table: t.baseAddress,
+                                                block_size: Int64(Self.blockSize), window: Int64(shape.window))
+                    var segment = loom_attention_segment(row: 0, n_tokens: Int64(shape.tokens),
+                                                         pos0: Int64(shape.positions - shape.tokens), block_table: t.baseAddress)
+                    try #require(loom_par_attention_batch_is_thin(pool, &d, &segment, 1, 1) == 1, "tier \(tier), \(threads) threads")
+                    var scratch = [Float](repeating: .nan, count: loom_par_attention_scratch_floats(pool, &d, Int64(shape.positions)))
+                    #expect(loom_par_attention_batch(pool, &d, &segment, 1, 1, q, Int64(qWidth), &batched, Int64(qWidth),
+                                                     Int64(shape.positions), &scratch) == 0)
+                    for token in 0..<shape.tokens {
+                        let n = shape.positions - shape.tokens + token + 1
+                        q.withUnsafeBufferPointer { qp in alone.withUnsafeMutableBufferPointer { op in
+                            #expect(loom_attention(&d, qp.baseAddress! + token * qWidth, op.baseAddress! + token * qWidth,
+                                                   Int64(n), 0, Int64(shape.heads), &scratch) == 0)
+                        } }
+                    }
+                } } }
+                #expect(!alone.contains { $0.isNaN })
+                #expect(batched.map(\.bitPattern) == alone.map(\.bitPattern), "tier \(tier), \(threads) threads")
+            }
         }
     }
 

@@ -176,21 +176,24 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
 /// takes the remainder), or 1 when head_dim is below twice the part; 0 for an invalid desc.
 int64_t loom_attention_value_parts(const loom_attention_desc *d);
 
-/// loom_attention of one query, for KV head kvh's query heads, in three steps that threads can
-/// share when a batch holds too few queries to keep them busy otherwise: these scores over any
-/// split of the positions, loom_softmax on each head's row, then the values by parts. Writes the
-/// scores of the positions with indices [p0, p1) among the m = n_kv - first seen positions (all of
-/// them, or the window's) to scores[a * m + index] for the group's heads a. Every score is the one
-/// loom_attention computes. Returns 0, or -1 for invalid arguments.
-int loom_attention_scores_part(const loom_attention_desc *d, const float *q, int64_t n_kv, int64_t kvh, int64_t p0,
-                               int64_t p1, float *scores);
+/// loom_attention of one query in three steps that threads can share when a batch holds too few
+/// queries to keep them busy otherwise: these scores over any split of the positions,
+/// loom_softmax on each head's row, then the values by parts. Writes the scores of KV groups
+/// [kvh0, kvh1) against the positions with indices [p0, p1) among the m = n_kv - first seen
+/// positions (all of them, or the window's): group kvh's head a's score at
+/// scores[kvh * group_ld + a * m + index], so group_ld is at least (n_head / n_kv_head) * m when
+/// there are several groups. The groups' slices of each cache block are read together. Every
+/// score is the one loom_attention computes. Returns 0, or -1 for invalid arguments.
+int loom_attention_scores_part(const loom_attention_desc *d, const float *q, int64_t n_kv, int64_t kvh0, int64_t kvh1,
+                               int64_t p0, int64_t p1, float *scores, int64_t group_ld);
 
-/// Part `part` of the values of KV head kvh's query heads, from their softmaxed scores p
-/// (loom_attention_scores_part's layout): out + h * head_dim + i for the part's elements i,
-/// bit-identical to loom_attention's, whatever thread computes which part. Returns 0, or -1 for
-/// invalid arguments.
-int loom_attention_values_part(const loom_attention_desc *d, const float *p, float *out, int64_t n_kv, int64_t kvh,
-                               int64_t part);
+/// Parts [part0, part1) of the query's values, from the softmaxed scores p
+/// (loom_attention_scores_part's layout): part i holds KV group i / parts' query heads' elements
+/// of its (i % parts)-th slice of LOOM_ATTENTION_VALUE_PART (parts = loom_attention_value_parts),
+/// at out + h * head_dim + element. Bit-identical to loom_attention's, whatever thread computes
+/// which parts. Returns 0, or -1 for invalid arguments.
+int loom_attention_values_part(const loom_attention_desc *d, const float *p, float *out, int64_t n_kv, int64_t part0,
+                               int64_t part1, int64_t group_ld);
 
 /// Query tokens of a prompt chunk one tile of loom_attention_tile holds (the tile serves that
 /// many tokens times the query heads of one KV group); 0 for a desc the kernels cannot read.
