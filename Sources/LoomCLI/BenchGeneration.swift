@@ -7,17 +7,34 @@ import LoomSupport
 /// consumer detokenizing each token, as a service would) and second-turn time to first token with
 /// and without prefix reuse.
 enum BenchGeneration {
-    /// tg through an engine: a one-token prompt, then greedy generation of `tokens` tokens (no stop
-    /// tokens) from an empty context; the consumer detokenizes every token. Seconds per run.
-    static func generationSeconds(engine: BenchEngine, first: Int32, tokens: Int, tokenizer: Tokenizer?) async throws -> Double {
+    /// tg through an engine, greedy with no stop tokens; the consumer detokenizes every token.
+    /// Seconds per run.
+    /// - From an empty context (`context` empty): a one-token prompt and `tokens` tokens, the whole
+    ///   run timed, so `tokens` forward passes of one token are counted.
+    /// - At depth (llama-bench's `-d`): `context` is evaluated as the prompt first, untimed; the
+    ///   clock starts when the prompt's token is sampled, and the `tokens` single-token decodes
+    ///   after it are timed. A kernel profile that is recording restarts with the clock, so it
+    ///   covers the same decodes.
+    static func generationSeconds(engine: BenchEngine, first: Int32, tokens: Int, tokenizer: Tokenizer?,
+                                  context: [Int32] = []) async throws -> Double {
         var decoder = tokenizer.map { StreamingDecoder(tokenizer: $0) }
         var text = 0
-        let t0 = loom_now_seconds()
-        let n = try await engine.generate(prompt: [first], sampling: .greedy, maxTokens: tokens, reusePrefix: false) { t in
+        let atDepth = !context.isEmpty
+        var t0 = loom_now_seconds()
+        var n = 0
+        let generated = try await engine.generate(prompt: atDepth ? context : [first], sampling: .greedy,
+                                                  maxTokens: atDepth ? tokens + 1 : tokens, reusePrefix: false) { t in
+            n += 1
+            if atDepth, n == 1 {
+                if loom_profile_active() != 0 { loom_profile_start() }
+                t0 = loom_now_seconds()
+                return
+            }
             if decoder != nil { text &+= ((try? decoder!.append(t)) ?? "").utf8.count }
         }
         let seconds = loom_now_seconds() - t0
-        guard n == tokens else { throw RuntimeError("generation stopped after \(n) of \(tokens) tokens") }
+        let expected = atDepth ? tokens + 1 : tokens
+        guard generated == expected else { throw RuntimeError("generation stopped after \(generated) of \(expected) tokens") }
         _ = text
         return seconds
     }

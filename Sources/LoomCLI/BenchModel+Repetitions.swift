@@ -16,14 +16,15 @@ extension BenchModel {
     }
 
     /// One warm-up and `reps` measured repetitions of pp (with the TTFT token), tg through the
-    /// chosen engine and, with a schema, guided tg; pp and tg each start from an empty cache.
+    /// chosen engine and, with a schema, guided tg; pp and tg each start from an empty cache, or
+    /// from one holding `depth` tokens.
     /// With `profile`, one more tg run follows with the kernel profile recording.
     static func measure(model: Model, modelPath: String, _ settings: Settings, schemaPath: String?, profile: Bool,
                         json: Bool) async throws -> Samples {
-        let (pp, tg, threads, kv) = (settings.pp, settings.tg, settings.threads, settings.kv)
-        let context = max(pp + 1, tg + 1)
+        let (pp, tg, depth, threads, kv) = (settings.pp, settings.tg, settings.depth, settings.threads, settings.kv)
+        let context = depth + max(pp + 1, tg + 2)
         guard context <= model.config.contextLength else {
-            throw RuntimeError("--pp \(pp) or --tg \(tg) exceeds the model's context of \(model.config.contextLength)")
+            throw RuntimeError("--depth \(depth) with --pp \(pp) or --tg \(tg) exceeds the model's context of \(model.config.contextLength)")
         }
         let configuration = TransformerConfiguration(threads: threads, maxBatch: pp, contextLength: context, kvCacheType: kv)
         let transformer = try Transformer(model: model, configuration: configuration)
@@ -31,11 +32,14 @@ extension BenchModel {
         let vocab = model.config.vocabularySize
         let prompt = (0..<pp).map { Int32(($0 * 7919 + 13) % vocab) }
         let decodes = (0..<tg).map { Int32(($0 * 31 + 5) % vocab) }
+        // The depth's tokens: a sequence of their own, the same one Benchmarks/depth_llamacpp.py
+        // puts in llama.cpp's cache.
+        let filler = (0..<depth).map { Int32(($0 * 4099 + 7) % vocab) }
         let tokenizer = try? Tokenizer(gguf: model.file)
         // tg runs through the chosen engine: one transformer for pp, another inside the engine
         // (each owns its kernel threads; only one runs at a time).
         let generator = try BenchEngine(kind: settings.engine, model: model, configuration: TransformerConfiguration(
-            threads: threads, maxBatch: 64, contextLength: tg + 1, kvCacheType: kv))
+            threads: threads, maxBatch: 64, contextLength: depth + tg + 2, kvCacheType: kv))
         let guided = try schemaPath.map { try BenchGuided(schemaPath: $0, modelPath: modelPath, threads: threads, kv: kv,
                                                           tokens: tg) }
 
@@ -44,13 +48,17 @@ extension BenchModel {
         for rep in 0...settings.reps {
             progress.step("bench: repetition", rep, of: settings.reps)
             cache.reset()
+            // The depth in prompt-sized batches, untimed, as llama-bench fills its cache.
+            for start in stride(from: 0, to: depth, by: pp) {
+                _ = try transformer.evaluate(Array(filler[start..<min(start + pp, depth)]), cache: cache)
+            }
             let t0 = loom_now_seconds()
             _ = try transformer.evaluate(prompt, cache: cache)
             let t1 = loom_now_seconds()
             _ = try transformer.decode(decodes[0], cache: cache)
             let t2 = loom_now_seconds()
             let tgSeconds = try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg,
-                                                                       tokenizer: tokenizer)
+                                                                       tokenizer: tokenizer, context: filler)
             var guidedRun: (guided: Double, free: Double, tokens: Int, forced: Int)?
             if let guided { guidedRun = try await guided.repetition() }
             if rep == 0 { continue }  // warm-up
@@ -67,7 +75,8 @@ extension BenchModel {
         if profile {
             progress.step("bench: profile", 1, of: 1)
             samples.profile = try await BenchProfile.record {
-                try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg, tokenizer: tokenizer)
+                try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg, tokenizer: tokenizer,
+                                                            context: filler)
             }
         }
         progress.clear()

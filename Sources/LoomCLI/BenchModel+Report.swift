@@ -37,6 +37,7 @@ extension BenchModel {
         let (pp, tg) = (settings.pp, settings.tg)
         var fields: [(String, JSONValue)] = [
             ("model", .string(file)), ("threads", .number(JSONNumber(settings.threads))), ("engine", .string(settings.engine)),
+            ("depth", .number(JSONNumber(settings.depth))),
             ("pp", .object(JSONObject([("tokens", .number(JSONNumber(pp))), ("tok_s", stats(samples.ppRates))]))),
             ("tg", .object(JSONObject([("tokens", .number(JSONNumber(tg))), ("tok_s", stats(samples.tgRates))]))),
             ("ttft_ms", stats(samples.ttfts)),
@@ -67,10 +68,12 @@ extension BenchModel {
                 + "forced tokens \(format(samples.forcedShare * 100))%\n"
         }
         let weightBytes = Double(machine.weightBytes)
+        let at = settings.depth > 0 ? " @ d\(settings.depth)" : ""
         let profileLines = samples.profile.map { $0.table(title: "tg step profile") } ?? ""
         return """
             model \(file), \(settings.threads) threads, engine \(settings.engine), isa \(machine.isa), BLAS core \(machine.blas)
-            \(line("pp\(settings.pp)", samples.ppRates, "tok/s"))\(line("tg\(settings.tg)", samples.tgRates, "tok/s"))\(line("ttft", samples.ttfts, "ms"))\
+            \(line("pp\(settings.pp)\(at)", samples.ppRates, "tok/s"))\(line("tg\(settings.tg)\(at)", samples.tgRates, "tok/s"))\
+            \(line("ttft", samples.ttfts, "ms"))\
             \(guidedLines)\
             weights per token \(format(weightBytes / 1e6)) MB: \(format(weightBytes * median(samples.tgRates) / 1e9)) GB/s \
             of \(format(machine.bandwidth)) GB/s read bandwidth; peak RSS \(format(machine.peakRSS)) MB

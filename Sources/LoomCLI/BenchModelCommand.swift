@@ -4,11 +4,12 @@ import Engine
 /// that `Benchmarks/compare` can put the two side by side:
 /// - pp: one batch of `--pp` prompt tokens from an empty context;
 /// - tg: `--tg` single-token decodes from an empty context;
-/// - TTFT: the pp batch plus the first decoded token.
+/// - TTFT: the pp batch plus the first decoded token;
+/// - with `--depth D`, all three start with D tokens already in the cache (llama-bench's `-d`).
 /// One warm-up repetition is not counted. Token ids follow llamacpp_bench.py's sequences.
 enum BenchModel {
     static let usage = """
-        usage: loom bench [-m MODEL] [--pp N] [--tg N] [-t N] [--reps R] [--kv f32|f16|q8_0] [--engine E]
+        usage: loom bench [-m MODEL] [--pp N] [--tg N] [--depth D] [-t N] [--reps R] [--kv f32|f16|q8_0] [--engine E]
                           [--schema FILE] [--profile] [--prefix N [--turns T] [--no-prefix-reuse]] [--json]
                loom bench [-m MODEL] --concurrency N[,N…] [--schema FILE] [--prompt-tokens N] [--tg N] [-t N] [--reps R]
                           [--profile] [--json]
@@ -16,6 +17,8 @@ enum BenchModel {
           -m, --model FILE   GGUF file (default: $LOOM_MODEL, then models/default.gguf)
           --pp N             prompt tokens evaluated as one batch (default 512)
           --tg N             tokens generated from an empty context (default 128)
+          --depth D          pp and tg start with D tokens already in the KV cache, evaluated
+                             untimed first (llama-bench's -d): the speed at a context's depth
           -t, --threads N    kernel threads (default 2)
           --reps R           measured repetitions after one warm-up (default 5)
           --kv T             KV cache element type: f32 (default), f16 or q8_0
@@ -49,7 +52,7 @@ enum BenchModel {
                              order, --reps rounds, default 3); --speculate-max K caps proposals
           --task T           extract (fields into a JSON schema), rewrite (a paragraph with small
                              edits) or free (a story: the control)
-          --json             {"model", "threads", "engine", "pp": {"tokens", "tok_s": {"median", "min", "max"}},
+          --json             {"model", "threads", "engine", "depth", "pp": {"tokens", "tok_s": {"median", "min", "max"}},
                              "tg": {…}, "ttft_ms": {…}, "weight_bytes_per_token", "weight_gbps",
                              "read_bandwidth_gbps", "peak_rss_mb", "isa", "blas_core"}, plus
                              "profile": {"steps", "step_ms", "ms": {part: ms}, "share": {part: fraction}}
@@ -69,13 +72,17 @@ enum BenchModel {
 
     static func run(_ arguments: [String]) async throws {
         let args = try Arguments(arguments, flags: ["json", "no-prefix-reuse", "speculate", "profile"],
-                                 options: ["model", "pp", "tg", "threads", "reps", "kv", "engine", "schema", "prefix", "turns",
+                                 options: ["model", "pp", "tg", "depth", "threads", "reps", "kv", "engine", "schema", "prefix", "turns",
                                            "concurrency", "prompt-tokens", "task", "prompts", SpeculationArguments.option],
                                  aliases: ["m": "model", "t": "threads"])
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         if args.has("profile"), args.has("speculate") || args.value("prefix") != nil
             || (args.value("concurrency") != nil && args.value("schema") != nil) {
             throw UsageError("--profile goes with pp/tg or with --concurrency without --schema")
+        }
+        if args.value("depth") != nil,
+           args.has("speculate") || args.value("prefix") != nil || args.value("concurrency") != nil || args.value("schema") != nil {
+            throw UsageError("--depth goes with pp/tg only (not with --speculate, --prefix, --concurrency or --schema)")
         }
         if args.has("speculate") {
             guard let task = args.value("task"), ["extract", "rewrite", "free"].contains(task) else {
@@ -138,6 +145,8 @@ enum BenchModel {
     /// The pp/tg options of `loom bench`.
     struct Settings {
         let pp: Int, tg: Int, reps: Int, threads: Int
+        /// Tokens already in the KV cache when pp and tg start (llama-bench's `-d`).
+        let depth: Int
         /// `sequential` or `pipelined`.
         let engine: String
         let kv: KVCacheType
@@ -147,7 +156,9 @@ enum BenchModel {
             tg = try args.int("tg", default: 128)
             reps = try args.int("reps", default: 5)
             threads = try args.int("threads", default: 2)
+            depth = try args.int("depth", default: 0)
             guard pp >= 1, tg >= 1, reps >= 1, threads >= 1 else { throw UsageError("--pp, --tg, --reps and --threads must be positive") }
+            guard depth >= 0 else { throw UsageError("--depth must not be negative") }
             engine = args.value("engine") ?? "sequential"
             guard engine == "sequential" || engine == "pipelined" else {
                 throw UsageError("--engine must be sequential or pipelined, got '\(engine)'")

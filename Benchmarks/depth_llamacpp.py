@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""pp and tg of llama.cpp (PyPI llama-cpp-python, through its C API) with D tokens already in the
+KV cache, measured as `loom bench --depth D` measures them (llama-bench's `-d`): the depth is
+evaluated first in batches of P tokens, untimed; then pp = one batch of P prompt tokens, timed; the
+cache is filled again and tg = G single-token decodes, timed. Token ids follow `loom bench`'s
+sequences (the depth's own, then pp's and tg's). One warm-up repetition is not counted. Run with
+the venv python that Benchmarks/llamacpp-venv prints; Benchmarks/compare drives it.
+
+Prints JSON {"depth", "pp": {"median", "min", "max"}, "tg": {...}} in tokens per second.
+usage: depth_llamacpp.py MODEL --depth D [--pp 512] [--tg 128] [--reps 5] [--threads 2]
+"""
+import argparse, json, statistics, time
+import llama_cpp as L
+
+ap = argparse.ArgumentParser()
+ap.add_argument("model"); ap.add_argument("--depth", type=int, required=True)
+ap.add_argument("--pp", type=int, default=512); ap.add_argument("--tg", type=int, default=128)
+ap.add_argument("--reps", type=int, default=5); ap.add_argument("--threads", type=int, default=2)
+a = ap.parse_args()
+
+L.llama_backend_init()
+model = L.llama_model_load_from_file(a.model.encode(), L.llama_model_default_params())
+assert model, "load failed"
+cp = L.llama_context_default_params()
+cp.n_ctx = a.depth + max(a.pp, a.tg) + 16; cp.n_batch = a.pp; cp.n_ubatch = a.pp
+cp.n_threads = a.threads; cp.n_threads_batch = a.threads
+ctx = L.llama_init_from_model(model, cp)
+vocab_size = L.llama_vocab_n_tokens(L.llama_model_get_vocab(model))
+memory = L.llama_get_memory(ctx)
+batch = L.llama_batch_init(a.pp, 0, 1)
+
+
+def decode(tokens, start):
+    batch.n_tokens = len(tokens)
+    for i, t in enumerate(tokens):
+        batch.token[i] = t; batch.pos[i] = start + i; batch.n_seq_id[i] = 1; batch.seq_id[i][0] = 0
+        batch.logits[i] = 1 if i == len(tokens) - 1 else 0
+    assert L.llama_decode(ctx, batch) == 0
+
+
+def fill():
+    """An empty cache, then the depth's tokens in pp-sized batches."""
+    L.llama_memory_clear(memory, True)
+    filler = [(i * 4099 + 7) % vocab_size for i in range(a.depth)]
+    for start in range(0, a.depth, a.pp):
+        decode(filler[start:start + a.pp], start)
+    L.llama_synchronize(ctx)
+
+
+def once():
+    fill()
+    prompt = [(i * 7919 + 13) % vocab_size for i in range(a.pp)]
+    t0 = time.perf_counter()
+    decode(prompt, a.depth)
+    L.llama_synchronize(ctx)
+    pp = a.pp / (time.perf_counter() - t0)
+    fill()
+    t0 = time.perf_counter()
+    for j in range(a.tg):
+        decode([(j * 31 + 5) % vocab_size], a.depth + j)
+    L.llama_synchronize(ctx)
+    return pp, a.tg / (time.perf_counter() - t0)
+
+
+once()  # warm-up
+runs = [once() for _ in range(a.reps)]
+stats = lambda xs: {"median": statistics.median(xs), "min": min(xs), "max": max(xs)}
+print(json.dumps({"depth": a.depth, "pp": stats([r[0] for r in runs]), "tg": stats([r[1] for r in runs])}))
