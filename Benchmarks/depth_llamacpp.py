@@ -6,8 +6,9 @@ cache is filled again and tg = G single-token decodes, timed. Token ids follow `
 sequences (the depth's own, then pp's and tg's). One warm-up repetition is not counted. Run with
 the venv python that Benchmarks/llamacpp-venv prints; Benchmarks/compare drives it.
 
-Prints JSON {"depth", "pp": {"median", "min", "max"}, "tg": {...}} in tokens per second.
-usage: depth_llamacpp.py MODEL --depth D [--pp 512] [--tg 128] [--reps 5] [--threads 2]
+Prints JSON {"depth", "flash_attn", "pp": {"median", "min", "max"}, "tg": {...}} in tokens per second.
+usage: depth_llamacpp.py MODEL --depth D [--pp 512] [--tg 128] [--reps 5] [--threads 2] [--flash-attn auto|on|off]
+  --flash-attn  llama.cpp's flash attention setting (default auto: llama.cpp's own default)
 """
 import argparse, json, statistics, time
 import llama_cpp as L
@@ -16,7 +17,10 @@ ap = argparse.ArgumentParser()
 ap.add_argument("model"); ap.add_argument("--depth", type=int, required=True)
 ap.add_argument("--pp", type=int, default=512); ap.add_argument("--tg", type=int, default=128)
 ap.add_argument("--reps", type=int, default=5); ap.add_argument("--threads", type=int, default=2)
+ap.add_argument("--flash-attn", choices=["auto", "on", "off"], default="auto")
 a = ap.parse_args()
+FLASH = {"auto": L.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": L.LLAMA_FLASH_ATTN_TYPE_ENABLED,
+         "off": L.LLAMA_FLASH_ATTN_TYPE_DISABLED}
 
 L.llama_backend_init()
 model = L.llama_model_load_from_file(a.model.encode(), L.llama_model_default_params())
@@ -24,6 +28,7 @@ assert model, "load failed"
 cp = L.llama_context_default_params()
 cp.n_ctx = a.depth + max(a.pp, a.tg) + 16; cp.n_batch = a.pp; cp.n_ubatch = a.pp
 cp.n_threads = a.threads; cp.n_threads_batch = a.threads
+cp.flash_attn_type = FLASH[a.flash_attn]
 ctx = L.llama_init_from_model(model, cp)
 vocab_size = L.llama_vocab_n_tokens(L.llama_model_get_vocab(model))
 memory = L.llama_get_memory(ctx)
@@ -65,4 +70,4 @@ def once():
 once()  # warm-up
 runs = [once() for _ in range(a.reps)]
 stats = lambda xs: {"median": statistics.median(xs), "min": min(xs), "max": max(xs)}
-print(json.dumps({"depth": a.depth, "pp": stats([r[0] for r in runs]), "tg": stats([r[1] for r in runs])}))
+print(json.dumps({"depth": a.depth, "flash_attn": a.flash_attn, "pp": stats([r[0] for r in runs]), "tg": stats([r[1] for r in runs])}))

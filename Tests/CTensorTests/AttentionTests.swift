@@ -67,14 +67,15 @@ import Testing
         }
     }
 
-    /// Shapes cover the kernels' register blocking: groups of 1–3 heads and of more than a
-    /// register block holds (8 per KV head), head dimensions in whole 64-element chunks, with a
-    /// 16- or 8-element remainder, and with a scalar tail.
+    /// Shapes cover the kernels' register blocking: groups of 1–8 heads (in pairs with one left
+    /// over, and more than a register block holds), head dimensions in whole 64-element chunks,
+    /// with a 16- or 8-element remainder, and with a scalar tail.
     @Test(arguments: [false, true])
     func decodeMatchesFloat64WithGroupedHeads(f16: Bool) {
         var gen = OpsSupport.Numbers(seed: 20)
         let shapes: [(nHead: Int, nKVHead: Int, headDim: Int)] = [(6, 2, 64), (4, 4, 40), (9, 3, 7), (2, 1, 128),
-                                                                  (8, 1, 80), (4, 1, 256), (14, 2, 20)]
+                                                                  (8, 1, 80), (4, 1, 256), (14, 2, 20),
+                                                                  (10, 2, 24), (6, 1, 48)]
         OpsSupport.forEachTier { tier in
             for s in shapes {
                 let cache = Cache(nHead: s.nHead, nKVHead: s.nKVHead, headDim: s.headDim, ctx: 40, gen: &gen)
