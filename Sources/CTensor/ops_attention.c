@@ -600,38 +600,45 @@ int loom_attention_scores_part(const loom_attention_desc *d, const float *q, int
     return 0;
 }
 
+/// First head element of value part i (parts per KV group), in its group's head.
+static inline int64_t part_begin(int64_t parts, int64_t i) { return i % parts * LOOM_ATTENTION_VALUE_PART; }
+
+/// One past the last head element of value part i: the group's last part takes the remainder.
+static inline int64_t part_end(const loom_attention_desc *d, int64_t parts, int64_t i) {
+    return i % parts == parts - 1 ? d->head_dim : part_begin(parts, i) + LOOM_ATTENTION_VALUE_PART;
+}
+
 int loom_attention_values_part(const loom_attention_desc *d, const float *p, float *out, int64_t n_kv, int64_t part0,
                                int64_t part1, int64_t group_ld) {
     const int64_t parts = loom_attention_value_parts(d);
     if (parts == 0 || n_kv < 0 || part0 < 0 || part1 > parts * d->n_kv_head || part0 > part1) return -1;
     const int64_t lo = loom_attention_first_seen(d, n_kv), m = n_kv - lo, g = d->n_head / d->n_kv_head;
     if (d->n_kv_head > 1 && group_ld < g * m) return -1;
+    if (part0 == part1) return 0;
     scores_fn scores;
     accum_fn accum;
     attention_kernels(d->kv_type, &scores, &accum);
     const int64_t hd = d->head_dim;
     const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
-    // Part i covers elements [e0(i), e1(i)) of KV group i / parts; a group's consecutive parts
-    // go to the kernel as one range (its element chunks walk the rows one after another, so the
-    // bits are those of one part at a time).
-#define PART_E0(i) ((i) % parts * LOOM_ATTENTION_VALUE_PART)
-#define PART_E1(i) ((i) % parts == parts - 1 ? hd : PART_E0(i) + LOOM_ATTENTION_VALUE_PART)
     for (int64_t i = part0; i < part1; i++) {
-        float *o = out + (i / parts) * g * hd + PART_E0(i);
-        for (int64_t a = 0; a < g; a++) memset(o + a * hd, 0, (size_t)(PART_E1(i) - PART_E0(i)) * sizeof(float));
+        float *o = out + (i / parts) * g * hd + part_begin(parts, i);
+        const int64_t width = part_end(d, parts, i) - part_begin(parts, i);
+        for (int64_t a = 0; a < g; a++) memset(o + a * hd, 0, (size_t)width * sizeof(float));
     }
-    // Block-major, as the scores: each block's rows serve all the parts while they are in cache.
-    const int64_t range = part1 > part0 ? loom_kv_row_bytes(d->kv_type, (part1 - 1) / parts * hd + PART_E1(part1 - 1))
-                                              - loom_kv_row_bytes(d->kv_type, part0 / parts * hd + PART_E0(part0))
-                                        : 0;
+    // Block-major, as the scores: each block's rows serve all the parts while they are in cache,
+    // and the first call of a block prefetches all the parts' bytes of the rows ahead.
+    const int64_t range = loom_kv_row_bytes(d->kv_type, (part1 - 1) / parts * hd + part_end(d, parts, part1 - 1))
+                          - loom_kv_row_bytes(d->kv_type, part0 / parts * hd + part_begin(parts, part0));
     for (int64_t j = lo; j < lo + m;) {
         const int64_t cnt = run_rows(d, j, lo + m);
         const char *row = (const char *)d->v + (size_t)loom_attention_row(d, j) * row_bytes;
         for (int64_t i = part0; i < part1;) {
-            const int64_t kvh = i / parts, e0 = PART_E0(i);
+            // A group's consecutive parts go to the kernel as one range: its element chunks walk
+            // the rows one after another, so the bits are those of one part at a time.
+            const int64_t kvh = i / parts, e0 = part_begin(parts, i);
             int64_t last = i;
             while (last + 1 < part1 && (last + 1) / parts == kvh) last++;
-            const int64_t e1 = PART_E1(last);
+            const int64_t e1 = part_end(d, parts, last);
             const void *v = row + loom_kv_row_bytes(d->kv_type, kvh * hd + e0);
             accum(out + kvh * g * hd + e0, hd, g, v, d->kv_type, d->kv_stride, e1 - e0, cnt, p + kvh * group_ld + (j - lo),
                   m, i == part0 ? range : loom_kv_row_bytes(d->kv_type, e1 - e0));
@@ -639,8 +646,6 @@ int loom_attention_values_part(const loom_attention_desc *d, const float *p, flo
         }
         j += cnt;
     }
-#undef PART_E0
-#undef PART_E1
     return 0;
 }
 
