@@ -12,6 +12,7 @@ usage: depth_llamacpp.py MODEL --depth D [--pp 512] [--tg 128] [--reps 5] [--thr
 """
 import argparse, json, statistics, time
 import llama_cpp as L
+from llamacpp_context import LlamaContext
 
 ap = argparse.ArgumentParser()
 ap.add_argument("model"); ap.add_argument("--depth", type=int, required=True)
@@ -21,49 +22,31 @@ ap.add_argument("--flash-attn", choices=["auto", "on", "off"], default="auto")
 a = ap.parse_args()
 FLASH = {"auto": L.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": L.LLAMA_FLASH_ATTN_TYPE_ENABLED,
          "off": L.LLAMA_FLASH_ATTN_TYPE_DISABLED}
-
-L.llama_backend_init()
-model = L.llama_model_load_from_file(a.model.encode(), L.llama_model_default_params())
-assert model, "load failed"
-cp = L.llama_context_default_params()
-cp.n_ctx = a.depth + max(a.pp, a.tg) + 16; cp.n_batch = a.pp; cp.n_ubatch = a.pp
-cp.n_threads = a.threads; cp.n_threads_batch = a.threads
-cp.flash_attn_type = FLASH[a.flash_attn]
-ctx = L.llama_init_from_model(model, cp)
-vocab_size = L.llama_vocab_n_tokens(L.llama_model_get_vocab(model))
-memory = L.llama_get_memory(ctx)
-batch = L.llama_batch_init(a.pp, 0, 1)
-
-
-def decode(tokens, start):
-    batch.n_tokens = len(tokens)
-    for i, t in enumerate(tokens):
-        batch.token[i] = t; batch.pos[i] = start + i; batch.n_seq_id[i] = 1; batch.seq_id[i][0] = 0
-        batch.logits[i] = 1 if i == len(tokens) - 1 else 0
-    assert L.llama_decode(ctx, batch) == 0
+llama = LlamaContext(a.model, n_ctx=a.depth + max(a.pp, a.tg) + 16, n_batch=a.pp, threads=a.threads,
+                     flash_attn=FLASH[a.flash_attn])
 
 
 def fill():
     """An empty cache, then the depth's tokens in pp-sized batches."""
-    L.llama_memory_clear(memory, True)
-    filler = [(i * 4099 + 7) % vocab_size for i in range(a.depth)]
+    llama.clear()
+    filler = [(i * 4099 + 7) % llama.vocab_size for i in range(a.depth)]
     for start in range(0, a.depth, a.pp):
-        decode(filler[start:start + a.pp], start)
-    L.llama_synchronize(ctx)
+        llama.decode(filler[start:start + a.pp], start)
+    llama.synchronize()
 
 
 def once():
     fill()
-    prompt = [(i * 7919 + 13) % vocab_size for i in range(a.pp)]
+    prompt = [(i * 7919 + 13) % llama.vocab_size for i in range(a.pp)]
     t0 = time.perf_counter()
-    decode(prompt, a.depth)
-    L.llama_synchronize(ctx)
+    llama.decode(prompt, a.depth)
+    llama.synchronize()
     pp = a.pp / (time.perf_counter() - t0)
     fill()
     t0 = time.perf_counter()
     for j in range(a.tg):
-        decode([(j * 31 + 5) % vocab_size], a.depth + j)
-    L.llama_synchronize(ctx)
+        llama.decode([(j * 31 + 5) % llama.vocab_size], a.depth + j)
+    llama.synchronize()
     return pp, a.tg / (time.perf_counter() - t0)
 
 
