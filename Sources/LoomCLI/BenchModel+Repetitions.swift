@@ -24,7 +24,8 @@ extension BenchModel {
         let (pp, tg, depth, threads, kv) = (settings.pp, settings.tg, settings.depth, settings.threads, settings.kv)
         let context = depth + max(pp + 1, tg + 2)
         guard context <= model.config.contextLength else {
-            throw RuntimeError("--depth \(depth) with --pp \(pp) or --tg \(tg) exceeds the model's context of \(model.config.contextLength)")
+            let asked = depth > 0 ? "--depth \(depth) with --pp \(pp) or --tg \(tg)" : "--pp \(pp) or --tg \(tg)"
+            throw RuntimeError("\(asked) exceeds the model's context of \(model.config.contextLength)")
         }
         let configuration = TransformerConfiguration(threads: threads, maxBatch: pp, contextLength: context, kvCacheType: kv)
         let transformer = try Transformer(model: model, configuration: configuration)
