@@ -503,17 +503,25 @@ static inline int64_t run_rows(const loom_attention_desc *d, int64_t j, int64_t 
     return left < end - j ? left : end - j;
 }
 
-/// Scores of query heads [h, h + ng) (one KV group's) against positions [lo + p0, lo + p1):
-/// head a's score of position j at s[a * m + j - lo]. `pf`: bytes of each row to prefetch.
+/// Scores of query heads [h, h + ng) (one KV group's), and of the same heads of the `groups` - 1
+/// groups after it, against positions [lo + p0, lo + p1): group i's head a's score of position j
+/// at s[i * group_ld + a * m + j - lo]. Block-major: each block's rows serve every group while
+/// they are in cache. `pf`: bytes of each row ahead to prefetch from the first group's slice
+/// (the later groups' calls prefetch their own slice).
 static void scores_span(const loom_attention_desc *d, scores_fn scores, const float *q, int64_t h, int64_t ng,
-                        int64_t lo, int64_t m, int64_t p0, int64_t p1, float *s, int64_t pf) {
-    const int64_t hd = d->head_dim, kvh = h / (d->n_head / d->n_kv_head);
+                        int64_t groups, int64_t group_ld, int64_t lo, int64_t m, int64_t p0, int64_t p1, float *s,
+                        int64_t pf) {
+    const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head, kvh = h / g;
     const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
-    const size_t head = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
+    const int64_t slice = loom_kv_row_bytes(d->kv_type, hd);
     for (int64_t j = lo + p0; j < lo + p1;) {
         const int64_t cnt = run_rows(d, j, lo + p1);
-        const void *k = (const char *)d->k + (size_t)loom_attention_row(d, j) * row_bytes + head;
-        scores(q + h * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, s + (j - lo), m, pf);
+        const char *row = (const char *)d->k + (size_t)loom_attention_row(d, j) * row_bytes;
+        for (int64_t i = 0; i < groups; i++) {
+            const void *k = row + loom_kv_row_bytes(d->kv_type, (kvh + i) * hd);
+            scores(q + (h + i * g) * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, s + i * group_ld + (j - lo), m,
+                   i == 0 ? pf : slice);
+        }
         j += cnt;
     }
 }
@@ -557,7 +565,7 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
             // over a third of each.
             const int64_t slice = loom_kv_row_bytes(d->kv_type, hd);
             const int64_t pf = h == h_begin ? row_bytes - loom_kv_row_bytes(d->kv_type, kvh * hd) : slice;
-            scores_span(d, scores, q, h, ng, lo, m, 0, m, scratch, pf);
+            scores_span(d, scores, q, h, ng, 1, 0, lo, m, 0, m, scratch, pf);
             for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * m, m);
             values_span(d, accum, scratch, out, h, ng, lo, m, 0, hd, pf);
         } else {
@@ -581,22 +589,10 @@ int loom_attention_scores_part(const loom_attention_desc *d, const float *q, int
     scores_fn scores_kernel;
     accum_fn accum;
     attention_kernels(d->kv_type, &scores_kernel, &accum);
-    // Block-major: each block's rows serve every group of the range while they are in cache, and
-    // the first group's calls prefetch the groups' slices of the rows ahead, so a thread reads its
-    // span once rather than once per group a third at a time.
-    const int64_t hd = d->head_dim;
-    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
-    const int64_t slice = loom_kv_row_bytes(d->kv_type, hd), groups = loom_kv_row_bytes(d->kv_type, (kvh1 - kvh0) * hd);
-    for (int64_t j = lo + p0; j < lo + p1;) {
-        const int64_t cnt = run_rows(d, j, lo + p1);
-        const char *row = (const char *)d->k + (size_t)loom_attention_row(d, j) * row_bytes;
-        for (int64_t kvh = kvh0; kvh < kvh1; kvh++) {
-            const void *k = row + loom_kv_row_bytes(d->kv_type, kvh * hd);
-            scores_kernel(q + kvh * g * hd, g, k, d->kv_type, d->kv_stride, hd, cnt, d->scale,
-                          scores + kvh * group_ld + (j - lo), m, kvh == kvh0 ? groups : slice);
-        }
-        j += cnt;
-    }
+    // One walk for all the groups: a thread reads its span once, whole rows at a time, rather
+    // than once per group a third at a time.
+    scores_span(d, scores_kernel, q, kvh0 * g, g, kvh1 - kvh0, group_ld, lo, m, p0, p1, scores + kvh0 * group_ld,
+                loom_kv_row_bytes(d->kv_type, (kvh1 - kvh0) * d->head_dim));
     return 0;
 }
 

@@ -168,8 +168,8 @@ size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv)
 int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv,
                    int64_t h_begin, int64_t h_end, float *scratch);
 
-/// Head elements of one part of a query's values (loom_attention_values_part): a part is what
-/// one thread accumulates when threads share a single query's attention.
+/// Head elements of one part of a query's values (loom_attention_values_part): the unit by which
+/// threads that share a single query's attention divide its values.
 #define LOOM_ATTENTION_VALUE_PART 32
 
 /// Parts a query's values split into: head_dim / LOOM_ATTENTION_VALUE_PART (the last part also
