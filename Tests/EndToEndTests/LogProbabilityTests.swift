@@ -10,16 +10,20 @@ import Testing
 /// Per-token log-probabilities on SmolLM2: the values the generation loop reports agree within
 /// 1e-3 with a float64 log-softmax of an offline evaluation of the same tokens, one token at a
 /// time on an engine of its own — free text, with and without speculation, and guided
-/// (renormalised over the grammar's allowed tokens, forced tokens at 0) — and within 5e-3 with
+/// (renormalised over the grammar's allowed tokens, forced tokens at 0) — and within 2e-2 with
 /// the prompt path's evaluation (`Transformer.evaluateAll`, what `loom logits` runs), whose
-/// batched float products round differently from the decode path's fused integer products (the
-/// difference docs/embedding.md states) — and the session API carries them.
+/// batched products round differently from the decode path's fused ones (the difference
+/// docs/embedding.md states) — and the session API carries them.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct LogProbabilityTests {
     static let alternatives = 5
     static let tolerance = 1e-3
-    /// Against the prompt path (`loom logits`): its logits differ from the decode path's by up to
-    /// ~2e-3 on SmolLM2 (both within llama.cpp's deviation from the exact reference).
-    static let promptPathTolerance = 5e-3
+    /// Against the prompt path (`loom logits`): on AVX2 it multiplies dequantized float weights,
+    /// on the AVX-512 tier int16 activations of its own rows, so the two paths round apart. On
+    /// SmolLM2's exact reference prompt (../shared/reference) each path's top logits are within
+    /// 0.012 of the float64 evaluation, and their log-probabilities differ by up to 7.5e-3 (AVX2)
+    /// and 8.2e-3 (this test's prompt on AVX-512): the bound is a little under twice that
+    /// distance from the exact values, which no tier reaches unless a path is wrong.
+    static let promptPathTolerance = 2e-2
 
     /// What one loop run produced: the generated ids and their rows.
     struct Run {
