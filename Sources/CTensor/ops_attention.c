@@ -503,6 +503,28 @@ static inline int64_t run_rows(const loom_attention_desc *d, int64_t j, int64_t 
     return left < end - j ? left : end - j;
 }
 
+// A paged cache's blocks lie anywhere in the pool. A decode step over several sequences reads
+// each one's rows from memory (the step's weights have evicted them), and at every block
+// boundary the hardware prefetcher loses the stream while the kernels' few rows of prefetch
+// land too late to hide the miss. So the block walks ask for the rows KV_LOOKAHEAD positions
+// ahead, across blocks: with 8 sequences of 300 positions SmolLM2's attention took 0.90 of
+// the time in process, and 8 streams' inter-token p50 fell 4-11% end to end. A contiguous
+// cache is one stream the hardware prefetcher follows, and is left to it.
+#define KV_LOOKAHEAD 32
+
+/// Asks for `bytes` at `offset` of the rows of positions [from, to) (clipped to `end`) of a
+/// paged cache; nothing for a contiguous one.
+static void lookahead(const loom_attention_desc *d, const void *base, size_t offset, int64_t bytes, int64_t from,
+                      int64_t to, int64_t end) {
+    if (!d->block_table) return;
+    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
+    if (to > end) to = end;
+    for (int64_t j = from; j < to; j++) {
+        const char *row = (const char *)base + (size_t)loom_attention_row(d, j) * row_bytes + offset;
+        for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(row + off, 0, 3);
+    }
+}
+
 /// Scores of query heads [h, h + ng) (one KV group's), and of the same heads of the `groups` - 1
 /// groups after it, against positions [lo + p0, lo + p1): group i's head a's score of position j
 /// at s[i * group_ld + a * m + j - lo]. Block-major: each block's rows serve every group while
@@ -514,9 +536,12 @@ static void scores_span(const loom_attention_desc *d, scores_fn scores, const fl
     const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head, kvh = h / g;
     const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
     const int64_t slice = loom_kv_row_bytes(d->kv_type, hd);
+    const size_t at = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
+    lookahead(d, d->k, at, pf, lo + p0, lo + p0 + KV_LOOKAHEAD, lo + p1);
     for (int64_t j = lo + p0; j < lo + p1;) {
         const int64_t cnt = run_rows(d, j, lo + p1);
         const char *row = (const char *)d->k + (size_t)loom_attention_row(d, j) * row_bytes;
+        lookahead(d, d->k, at, pf, j + KV_LOOKAHEAD, j + cnt + KV_LOOKAHEAD, lo + p1);
         for (int64_t i = 0; i < groups; i++) {
             const void *k = row + loom_kv_row_bytes(d->kv_type, (kvh + i) * hd);
             scores(q + (h + i * g) * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, s + i * group_ld + (j - lo), m,
@@ -536,9 +561,11 @@ static void values_span(const loom_attention_desc *d, accum_fn accum, const floa
     const size_t first = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd + i0);
     float *o = out + h * hd + i0;
     for (int64_t a = 0; a < ng; a++) memset(o + a * hd, 0, (size_t)(i1 - i0) * sizeof(float));
+    lookahead(d, d->v, first, pf, lo, lo + KV_LOOKAHEAD, lo + m);
     for (int64_t j = lo; j < lo + m;) {
         const int64_t cnt = run_rows(d, j, lo + m);
         const void *v = (const char *)d->v + (size_t)loom_attention_row(d, j) * row_bytes + first;
+        lookahead(d, d->v, first, pf, j + KV_LOOKAHEAD, j + cnt + KV_LOOKAHEAD, lo + m);
         accum(o, hd, ng, v, d->kv_type, d->kv_stride, i1 - i0, cnt, p + (j - lo), m, pf);
         j += cnt;
     }
