@@ -546,12 +546,15 @@ size_t loom_par_matmul_fused_scratch_bytes(const loom_pool *pool, int64_t n_cols
 // Claims of work per thread for a batch's products: the cores of a shared machine do not run
 // at one speed (on this project's 2-vCPU EPYCs one core often runs the same products 1.3-1.5x
 // slower than the other), and with one fixed half each the faster core would wait for the
-// slower at every product. With the rows dealt out in about this many claims per thread, a
-// thread that runs faster takes more of them and the two finish within one claim of each
-// other. One row's products read the weights from memory and keep one claim per thread: each
-// new claim starts a stream whose first lines arrive one miss at a time, which cost SmolLM2's
-// one-row step on Zen 3 about 8% with eight claims per thread.
-#define BATCH_CLAIMS_PER_THREAD 8
+// slower at every product; with two claims each, a thread that runs faster takes three of the
+// four. More claims cost more than they balance: every claim is an atomic on a line the cores
+// pass back and forth and a new stream through the weights, and a SmolLM2 eight-row step took
+// 1.10x the time with eight claims per thread on the AVX-512 EPYC (in process, alternating
+// with two; 1.08x with a busy process sharing the cores). One row's products read the weights
+// from memory and keep one claim per thread: each new claim starts a stream whose first lines
+// arrive one miss at a time, which cost SmolLM2's one-row step on Zen 3 about 8% with eight
+// claims per thread.
+#define BATCH_CLAIMS_PER_THREAD 2
 
 static int64_t row_units(int64_t n_rows) { return (n_rows + LOOM_PAR_ROW_ALIGN - 1) / LOOM_PAR_ROW_ALIGN; }
 
