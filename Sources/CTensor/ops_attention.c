@@ -482,8 +482,8 @@ static void attention_kernels(int kv_type, scores_fn *scores, accum_fn *accum) {
         *scores = scores_q8_0_scalar;
         *accum = accum_q8_0_scalar;
 #if LOOM_X86
-        // The AVX-512 tier reads Q8_0 with the AVX2 kernels: as in quant_dispatch.c, SIMD code
-        // that has never run is not shipped, and the development machine has no AVX-512.
+        // The AVX-512 tier reads Q8_0 with the AVX2 kernels: no 512-bit form of them has been
+        // measured against them, and no SIMD tier ships unmeasured (as in quant_dispatch.c).
         if (loom_isa_active() >= LOOM_ISA_AVX2) {
             *scores = scores_q8_0_avx2;
             *accum = accum_q8_0_avx2;
