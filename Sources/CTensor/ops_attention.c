@@ -100,6 +100,11 @@ static void accum_q8_0_scalar(float *out, int64_t out_ld, int64_t ng, const void
     }
 }
 
+/// Brings `bytes` of a cached row from p (a head's slice, or the rest of the row) towards L1.
+static inline void prefetch_head(const char *p, int64_t bytes) {
+    for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off, 0, 3);
+}
+
 #if LOOM_X86
 // Rows ahead of the one being read: a head's slice of a cached row is a few cache lines at a
 // stride of the whole row, so each row is a separate miss that the hardware prefetcher sees
@@ -116,11 +121,6 @@ static void accum_q8_0_scalar(float *out, int64_t out_ld, int64_t ng, const void
 
 /// Bytes of one F32 or F16 element.
 static inline int64_t kv_elem_bytes(int kv_type) { return kv_type == KV_F16 ? 2 : 4; }
-
-/// Brings `bytes` of a cached row from p (a head's slice, or the rest of the row) towards L1.
-static inline void prefetch_head(const char *p, int64_t bytes) {
-    for (int64_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
-}
 
 /// The scalar tail of an accumulation: head elements [from, hd) of `ng` heads, rows in order.
 static inline void accum_tail(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type, int64_t kv_stride,
@@ -519,10 +519,8 @@ static void lookahead(const loom_attention_desc *d, const void *base, size_t off
     if (!d->block_table) return;
     const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
     if (to > end) to = end;
-    for (int64_t j = from; j < to; j++) {
-        const char *row = (const char *)base + (size_t)loom_attention_row(d, j) * row_bytes + offset;
-        for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(row + off, 0, 3);
-    }
+    for (int64_t j = from; j < to; j++)
+        prefetch_head((const char *)base + (size_t)loom_attention_row(d, j) * row_bytes + offset, bytes);
 }
 
 /// Scores of query heads [h, h + ng) (one KV group's), and of the same heads of the `groups` - 1
