@@ -21,8 +21,9 @@ enum BenchCommand: LoomCommand {
           --size-mb N        weight matrix size per type in MiB (default 256, well above the LLC)
           --rows N[,N…]      instead: a continuous-batching decode step's fused products over the
                              model's matrices (-m, default models/default.gguf) for each number
-                             of activation rows, on 1 and 2 threads: ms per step and per matrix,
-                             and each count's time relative to the first; --json: {"model", "isa",
+                             of activation rows, on 1 and 2 threads: the best of 8 steps, the
+                             counts taking turns step by step; ms per step and per matrix, and
+                             each count's time relative to the first; --json: {"model", "isa",
                              "matrices_per_step", "batched": [{"rows", "threads", "ms_per_step",
                              "ms_per_matrix", "ratio_to_R_rows"}], "batch_step_ms": {"R": ms…}
                              (2 threads, the decode default)}

@@ -24,6 +24,9 @@ enum BenchKernelsBatch {
         let matrixMs: Double
     }
 
+    /// Timed steps per row count and thread count; the best of them is reported.
+    static let repetitions = 8
+
     static func run(_ args: Arguments, rows: [Int]) throws {
         let file = try GGUFFile(path: args.modelPath)
         let description = try ModelDescription(file: file)
@@ -89,17 +92,21 @@ enum BenchKernelsBatch {
                 }
                 withUnsafePointer(to: head) { loom_par_matmul_fused(pool, $0, 1, Int64(dim), x, ldx, nb, scratch) }
             }
-            for n in rows {
-                if progress { StandardError.line("batched products: \(n) row(s), \(threads) thread(s)…") }
-                step(n)  // warm-up
-                var best = Double.infinity
-                for _ in 0..<5 {
+            // The row counts take turns, step by step, so a host that slows down or speeds up
+            // part way through moves every count's best step alike and not their ratio.
+            if progress { StandardError.line("batched products: rows \(rows), \(threads) thread(s)…") }
+            for n in rows { step(n) }  // warm-up
+            var best = [Double](repeating: .infinity, count: rows.count)
+            for _ in 0..<repetitions {
+                for (i, n) in rows.enumerated() {
                     let t0 = loom_now_seconds()
                     step(n)
-                    best = min(best, loom_now_seconds() - t0)
+                    best[i] = min(best[i], loom_now_seconds() - t0)
                 }
-                results.append(Result(rows: n, threads: threads, stepMs: best * 1e3,
-                                      matrixMs: best * 1e3 / Double(matricesPerStep)))
+            }
+            for (i, n) in rows.enumerated() {
+                results.append(Result(rows: n, threads: threads, stepMs: best[i] * 1e3,
+                                      matrixMs: best[i] * 1e3 / Double(matricesPerStep)))
             }
         }
 
