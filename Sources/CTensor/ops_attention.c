@@ -523,6 +523,36 @@ static void lookahead(const loom_attention_desc *d, const void *base, size_t off
         prefetch_head((const char *)base + (size_t)loom_attention_row(d, j) * row_bytes + offset, bytes);
 }
 
+/// A walk over the K or V rows of positions [j, end) in position order, one run of contiguous
+/// rows (a block's, or the whole span of a contiguous cache) at a time, asking for bytes
+/// [offset, offset + pf) of the rows KV_LOOKAHEAD positions ahead of each run. Every block walk
+/// of the kernels below is one of these, so the lookahead is in one place.
+typedef struct {
+    const loom_attention_desc *d;
+    const char *base;
+    size_t row_bytes, offset;
+    int64_t pf, j, end;
+} kv_walk;
+
+static inline kv_walk kv_walk_start(const loom_attention_desc *d, const void *base, size_t offset, int64_t pf,
+                                    int64_t from, int64_t end) {
+    const kv_walk w = {d, (const char *)base, (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride), offset, pf, from,
+                       end};
+    lookahead(d, base, offset, pf, from, from + KV_LOOKAHEAD, end);
+    return w;
+}
+
+/// The next run's first row, its first position in *j and its row count in *cnt; NULL when the
+/// walk is done.
+static inline const char *kv_walk_next(kv_walk *w, int64_t *j, int64_t *cnt) {
+    if (w->j >= w->end) return NULL;
+    *j = w->j;
+    *cnt = run_rows(w->d, w->j, w->end);
+    lookahead(w->d, w->base, w->offset, w->pf, w->j + KV_LOOKAHEAD, w->j + *cnt + KV_LOOKAHEAD, w->end);
+    w->j += *cnt;
+    return w->base + (size_t)loom_attention_row(w->d, *j) * w->row_bytes;
+}
+
 /// Scores of query heads [h, h + ng) (one KV group's), and of the same heads of the `groups` - 1
 /// groups after it, against positions [lo + p0, lo + p1): group i's head a's score of position j
 /// at s[i * group_ld + a * m + j - lo]. Block-major: each block's rows serve every group while
@@ -532,20 +562,15 @@ static void scores_span(const loom_attention_desc *d, scores_fn scores, const fl
                         int64_t groups, int64_t group_ld, int64_t lo, int64_t m, int64_t p0, int64_t p1, float *s,
                         int64_t pf) {
     const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head, kvh = h / g;
-    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
     const int64_t slice = loom_kv_row_bytes(d->kv_type, hd);
-    const size_t at = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd);
-    lookahead(d, d->k, at, pf, lo + p0, lo + p0 + KV_LOOKAHEAD, lo + p1);
-    for (int64_t j = lo + p0; j < lo + p1;) {
-        const int64_t cnt = run_rows(d, j, lo + p1);
-        const char *row = (const char *)d->k + (size_t)loom_attention_row(d, j) * row_bytes;
-        lookahead(d, d->k, at, pf, j + KV_LOOKAHEAD, j + cnt + KV_LOOKAHEAD, lo + p1);
+    kv_walk walk = kv_walk_start(d, d->k, (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd), pf, lo + p0, lo + p1);
+    int64_t j, cnt;
+    for (const char *row; (row = kv_walk_next(&walk, &j, &cnt));) {
         for (int64_t i = 0; i < groups; i++) {
             const void *k = row + loom_kv_row_bytes(d->kv_type, (kvh + i) * hd);
             scores(q + (h + i * g) * hd, ng, k, d->kv_type, d->kv_stride, hd, cnt, d->scale, s + i * group_ld + (j - lo), m,
                    i == 0 ? pf : slice);
         }
-        j += cnt;
     }
 }
 
@@ -555,18 +580,13 @@ static void scores_span(const loom_attention_desc *d, scores_fn scores, const fl
 static void values_span(const loom_attention_desc *d, accum_fn accum, const float *p, float *out, int64_t h,
                         int64_t ng, int64_t lo, int64_t m, int64_t i0, int64_t i1, int64_t pf) {
     const int64_t hd = d->head_dim, kvh = h / (d->n_head / d->n_kv_head);
-    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
     const size_t first = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd + i0);
     float *o = out + h * hd + i0;
     for (int64_t a = 0; a < ng; a++) memset(o + a * hd, 0, (size_t)(i1 - i0) * sizeof(float));
-    lookahead(d, d->v, first, pf, lo, lo + KV_LOOKAHEAD, lo + m);
-    for (int64_t j = lo; j < lo + m;) {
-        const int64_t cnt = run_rows(d, j, lo + m);
-        const void *v = (const char *)d->v + (size_t)loom_attention_row(d, j) * row_bytes + first;
-        lookahead(d, d->v, first, pf, j + KV_LOOKAHEAD, j + cnt + KV_LOOKAHEAD, lo + m);
-        accum(o, hd, ng, v, d->kv_type, d->kv_stride, i1 - i0, cnt, p + (j - lo), m, pf);
-        j += cnt;
-    }
+    kv_walk walk = kv_walk_start(d, d->v, first, pf, lo, lo + m);
+    int64_t j, cnt;
+    for (const char *row; (row = kv_walk_next(&walk, &j, &cnt));)
+        accum(o, hd, ng, row + first, d->kv_type, d->kv_stride, i1 - i0, cnt, p + (j - lo), m, pf);
 }
 
 int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv, int64_t h_begin,
@@ -640,7 +660,6 @@ int loom_attention_values_part(const loom_attention_desc *d, const float *p, flo
     accum_fn accum;
     attention_kernels(d->kv_type, &scores, &accum);
     const int64_t hd = d->head_dim;
-    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
     for (int64_t i = part0; i < part1; i++) {
         float *o = out + (i / parts) * g * hd + part_begin(parts, i);
         const int64_t width = part_end(d, parts, i) - part_begin(parts, i);
@@ -648,11 +667,11 @@ int loom_attention_values_part(const loom_attention_desc *d, const float *p, flo
     }
     // Block-major, as the scores: each block's rows serve all the parts while they are in cache,
     // and the first call of a block prefetches all the parts' bytes of the rows ahead.
-    const int64_t range = loom_kv_row_bytes(d->kv_type, (part1 - 1) / parts * hd + part_end(d, parts, part1 - 1))
-                          - loom_kv_row_bytes(d->kv_type, part0 / parts * hd + part_begin(parts, part0));
-    for (int64_t j = lo; j < lo + m;) {
-        const int64_t cnt = run_rows(d, j, lo + m);
-        const char *row = (const char *)d->v + (size_t)loom_attention_row(d, j) * row_bytes;
+    const int64_t first = loom_kv_row_bytes(d->kv_type, part0 / parts * hd + part_begin(parts, part0));
+    const int64_t range = loom_kv_row_bytes(d->kv_type, (part1 - 1) / parts * hd + part_end(d, parts, part1 - 1)) - first;
+    kv_walk walk = kv_walk_start(d, d->v, (size_t)first, range, lo, lo + m);
+    int64_t j, cnt;
+    for (const char *row; (row = kv_walk_next(&walk, &j, &cnt));) {
         for (int64_t i = part0; i < part1;) {
             // A group's consecutive parts go to the kernel as one range: its element chunks walk
             // the rows one after another, so the bits are those of one part at a time.
@@ -665,7 +684,6 @@ int loom_attention_values_part(const loom_attention_desc *d, const float *p, flo
                   m, i == part0 ? range : loom_kv_row_bytes(d->kv_type, e1 - e0));
             i = last + 1;
         }
-        j += cnt;
     }
     return 0;
 }
