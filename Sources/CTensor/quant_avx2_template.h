@@ -29,14 +29,19 @@
 #include <string.h>
 #include "quant_blocks.h"
 
-#define LOOM_AVX2 __attribute__((target("avx2,fma,f16c")))
+// The AVX-512 tier compiles these loops too, with its own target and LOOM_TEMPLATE_WIDE: the
+// split-scale formats' chunks then take one 512-bit step (wide_chunk).
+#ifndef LOOM_TEMPLATE_TARGET
+#define LOOM_TEMPLATE_TARGET "avx2,fma,f16c"
+#endif
+#define LOOM_AVX2 __attribute__((target(LOOM_TEMPLATE_TARGET)))
 
 // Software prefetch distance for weight streams. The hardware prefetcher alone left a
 // single-thread Q4_K/Q4_1/Q8_0 matvec at 51-64% of the streaming read rate on the Zen 3 dev
 // machine; 4 KiB ahead raised it to 63-82% (1 KiB: ~60%, 2 KiB: ~50-84%, noisy shared host).
 #define LOOM_PREFETCH_AHEAD 4096
 
-#define LOOM_AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma,f16c")))
+#define LOOM_AVX2_INLINE static inline __attribute__((always_inline, target(LOOM_TEMPLATE_TARGET)))
 
 LOOM_AVX2_INLINE float avx2_hsum(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -69,6 +74,24 @@ LOOM_AVX2_INLINE void avx2_chunk(const int T, const int NB, const uint8_t *g, in
     }
 }
 
+#ifdef LOOM_TEMPLATE_WIDE
+/// Chunk c of a split-scale group (Q2_K, Q3_K, Q6_K) in one 512-bit step: its 32 values (the
+/// family's fam_dec_bytes, widened at once) against
+/// each row's 32 activations in one vpmaddwd, whose lanes 0-7 are half 0's pair sums and lanes
+/// 8-15 half 1's, so one convert and one FMA serve both halves. cs16[k] holds row k's 16 half
+/// scales of the group (lane 2c + h); a permute spreads chunk c's two over the halves' lanes.
+/// Against two 256-bit steps this halves the multiplies, converts and FMAs of a chunk.
+LOOM_AVX2_INLINE void wide_chunk(const int T, const int NB, const uint8_t *g, int c, int64_t ci, const loom_a16 *a,
+                                 const __m512 cs16[4], const int p, __m512 acc[4][2]) {
+    const __m512i w = _mm512_cvtepi8_epi16(fam_dec_bytes(T, g, c, 0));
+    const __m512i pick = _mm512_mask_set1_epi32(_mm512_set1_epi32(2 * c), (__mmask16)0xFF00, 2 * c + 1);
+    for (int k = 0; k < NB; k++) {
+        const __m512i pairs = _mm512_madd_epi16(w, _mm512_loadu_si512((const void *)(a[k].q + 32 * ci)));
+        acc[k][p] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pairs), _mm512_permutexvar_ps(pick, cs16[k]), acc[k][p]);
+    }
+}
+#endif
+
 /// One weight row against NB A16 rows: out[k] = Σ_chunks d_x*(s·Σ q*x_q) + b·Σx. Each row k
 /// has its own accumulators and gets the same operations in the same order whatever NB is, so
 /// a row's result never depends on the rows multiplied beside it. `prefetch` 0 skips the
@@ -79,6 +102,13 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
     const size_t group_bytes = fam_qk(T) == 32 ? 8 * fam_block_bytes(T) : fam_block_bytes(T);
     __m256 acc[4][2], bacc[4];
     for (int k = 0; k < NB; k++) acc[k][0] = acc[k][1] = bacc[k] = _mm256_setzero_ps();
+#ifdef LOOM_TEMPLATE_WIDE
+    const int wide = !fam_same_scale(T);
+    __m512 wacc[4][2], cs16[4];
+    for (int k = 0; k < NB; k++) wacc[k][0] = wacc[k][1] = _mm512_setzero_ps();
+#else
+    const int wide = 0;
+#endif
     for (int64_t g = 0; 8 * g < nchunks; g++) {
         // Only a legacy row can end in a partial group (K-quant rows are whole super-blocks).
         const int cnt = fam_qk(T) == 256 || nchunks - 8 * g >= 8 ? 8 : (int)(nchunks - 8 * g);
@@ -114,6 +144,10 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
                 __m256 c0 = _mm256_mul_ps(s[0], xd0), c1 = _mm256_mul_ps(s[1], xd1);
                 _mm256_store_ps(cs[k], c0);
                 _mm256_store_ps(cs[k] + 8, c1);
+#ifdef LOOM_TEMPLATE_WIDE
+                cs16[k] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(c0)),
+                                                              _mm256_castps_pd(c1), 1));
+#endif
                 if (fam_has_bias(T)) {
                     bacc[k] = _mm256_fmadd_ps(b[0], _mm256_loadu_ps(a[k].sum16 + 16 * g), bacc[k]);
                     bacc[k] = _mm256_fmadd_ps(b[1], _mm256_loadu_ps(a[k].sum16 + 16 * g + 8), bacc[k]);
@@ -125,6 +159,17 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
             }
         }
         const int64_t ci = 8 * g;
+#ifdef LOOM_TEMPLATE_WIDE
+        if (wide) {
+            // Split-scale formats are K-quants: their groups are always whole.
+#pragma unroll
+            for (int c = 0; c < 8; c += 2) {
+                wide_chunk(T, NB, gp, c, ci + c, a, cs16, 0, wacc);
+                wide_chunk(T, NB, gp, c + 1, ci + c + 1, a, cs16, 1, wacc);
+            }
+            continue;
+        }
+#endif
         if (cnt == 8) {
 #pragma unroll
             for (int c = 0; c < 8; c += 2) {
@@ -135,6 +180,15 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
             for (int c = 0; c < cnt; c++) avx2_chunk(T, NB, gp, c, ci + c, a, cs, 0, acc);
         }
     }
+#ifdef LOOM_TEMPLATE_WIDE
+    // Lanes 0-7 of the wide sums are the 256-bit path's half-0 accumulator, 8-15 its half-1 one.
+    if (wide)
+        for (int k = 0; k < NB; k++) {
+            const __m512 t = _mm512_add_ps(wacc[k][0], wacc[k][1]);
+            acc[k][0] = _mm512_castps512_ps256(t);
+            acc[k][1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(t), 1));
+        }
+#endif
     for (int k = 0; k < NB; k++)
         out[k] = avx2_hsum(_mm256_add_ps(_mm256_add_ps(acc[k][0], acc[k][1]), bacc[k]));
 }
@@ -204,12 +258,16 @@ LOOM_AVX2_INLINE void avx2_dequantize(const int T, const void *src, float *dst, 
     }
 }
 
+/// loom_product_<t>_<tier>: the product of type T with these loops.
+#define LOOM_TEMPLATE_PRODUCT(t, T, tier)                                                          \
+    LOOM_AVX2 void loom_product_##t##_##tier(LOOM_PRODUCT_ARGS) {                                  \
+        avx2_product(T, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate); \
+    }
+
 #define LOOM_AVX2_EXPORT(t, T)                                                                     \
     LOOM_AVX2 void loom_dequantize_row_##t##_avx2(const void *src, float *dst, int64_t n) {        \
         avx2_dequantize(T, src, dst, n);                                                           \
     }                                                                                              \
-    LOOM_AVX2 void loom_product_##t##_avx2(LOOM_PRODUCT_ARGS) {                                    \
-        avx2_product(T, w, row_bytes, n_cols, x, ldx, xq, xq_stride, y, ldy, nb, r0, r1, accumulate); \
-    }
+    LOOM_TEMPLATE_PRODUCT(t, T, avx2)
 
 #endif

@@ -361,6 +361,10 @@ LOOM_DECLARE_TIER(avx2)
 // The AVX-512 tier has its own kernels only where they beat AVX2: the interleaved products,
 // whose vpdpwssd (AVX-512 VNNI) and 32 vector registers serve eight activation rows per pass.
 LOOM_DECLARE_X8_PRODUCTS(avx512)
+// And the row-major split-scale K-quants, whose 16-element halves a 512-bit step serves together.
+void loom_product_q2_K_avx512(LOOM_PRODUCT_ARGS);
+void loom_product_q3_K_avx512(LOOM_PRODUCT_ARGS);
+void loom_product_q6_K_avx512(LOOM_PRODUCT_ARGS);
 /// Whole groups [g0, g0 + ng) of an interleaved matrix as F32 rows, n_cols apart (AVX2; the
 /// scalar loop in quant_x8_scalar.c computes the same bits).
 void loom_dequantize_x8_groups_avx2(int type, const void *w, size_t row_bytes, int64_t n_cols, int64_t g0,
