@@ -24,10 +24,16 @@
 #define X8_PREFETCH_AHEAD 4096
 
 #ifdef X8_WIDE
-/// The 16 fifth bits of a vector as 16 int16 lanes of 0 or 16: on the AVX-512 tiers the bits
-/// are a lane mask as they stand.
-X8_INLINE __m256i x8_fifth_bits(uint16_t bits) { return _mm256_maskz_mov_epi16((__mmask16)bits, _mm256_set1_epi16(16)); }
-#else
+/// Thirty-two int16 nibbles with their fifth bits and the format's offset. On the AVX-512 tiers
+/// the fifth bits are a lane mask as they stand, and one masked add applies them: 16 where a bit
+/// is set (Q5_1, Q5_K), or for Q5_0, whose values are q - 16, minus 16 where it is clear, which
+/// is the fifth bit and the offset at once.
+X8_INLINE __m512i x8_fifth32(const int T, __m512i v, uint32_t bits) {
+    const __m512i sixteen = _mm512_set1_epi16(16);
+    return x8_offset(T) ? _mm512_mask_sub_epi16(v, (__mmask32)~bits, v, sixteen) : _mm512_mask_add_epi16(v, (__mmask32)bits, v, sixteen);
+}
+#endif
+
 /// The fifth bits of 32 nibble bytes as bytes of 0 or 16, `bits` being the two 16-bit words of
 /// the vectors those bytes widen into: unpacklo takes bytes 0-7 and 16-23 (the first word's
 /// bits 0-7 and 8-15), unpackhi bytes 8-15 and 24-31 (the second word's). One shuffle puts each
@@ -42,7 +48,6 @@ X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits) {
     const __m256i spread = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), source), bit);
     return _mm256_and_si256(_mm256_cmpeq_epi8(spread, bit), _mm256_set1_epi8(16));
 }
-#endif
 
 /// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied.
 X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes, int s, __m256i v[4]) {
@@ -54,23 +59,14 @@ X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes
     __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s));
     __m256i lo = _mm256_and_si256(raw, low4);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
-#ifndef X8_WIDE
     if (x8_bits(T) == 5) {
         lo = _mm256_or_si256(lo, x8_fifth_bytes(qh_bytes + 8 * s));
         hi = _mm256_or_si256(hi, x8_fifth_bytes(qh_bytes + 8 * s + 4));
     }
-#endif
     v[0] = _mm256_unpacklo_epi8(lo, zero);
     v[1] = _mm256_unpackhi_epi8(lo, zero);
     v[2] = _mm256_unpacklo_epi8(hi, zero);
     v[3] = _mm256_unpackhi_epi8(hi, zero);
-#ifdef X8_WIDE
-    if (x8_bits(T) == 5) {
-        uint16_t qh[4];
-        memcpy(qh, qh_bytes + 8 * s, sizeof qh);
-        for (int t = 0; t < 4; t++) v[t] = _mm256_or_si256(v[t], x8_fifth_bits(qh[t]));
-    }
-#endif
     if (x8_offset(T))
         for (int t = 0; t < 4; t++) v[t] = _mm256_sub_epi16(v[t], _mm256_set1_epi16((short)x8_offset(T)));
 }
@@ -269,12 +265,23 @@ X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh,
         *w01 = _mm512_permutexvar_epi32(order, _mm512_cvtepu8_epi16(_mm256_and_si256(raw, low4)));
         *w23 = _mm512_permutexvar_epi32(order, _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(raw, 4), low4)));
     } else {
-        __m256i v[4];
-        x8_decode(T, qs, qh, s4, v);
-        const __m512i order = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        *w01 = _mm512_permutex2var_epi32(_mm512_castsi256_si512(v[0]), order, _mm512_castsi256_si512(v[1]));
-        *w23 = _mm512_permutex2var_epi32(_mm512_castsi256_si512(v[2]), order, _mm512_castsi256_si512(v[3]));
-        return;  // x8_decode applied the offset
+        // As the 4-bit case, with the fifth bits applied to the widened nibbles before the
+        // permute: byte j of a nibble vector is x8_decode's lane j of vector 0 (j < 8), j - 8
+        // of vector 1 (j < 16), j - 8 of vector 0 (j < 24) or j - 16 of vector 1, so its bit is
+        // the bit of the two vectors' masks that swapping their middle bytes puts at bit j.
+        const __m512i order = _mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+        const __m256i low4 = _mm256_set1_epi8(0x0F);
+        const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s4));
+        uint32_t m01, m23;
+        memcpy(&m01, qh + 8 * s4, sizeof m01);
+        memcpy(&m23, qh + 8 * s4 + 4, sizeof m23);
+        m01 = (m01 & 0xFF0000FFu) | ((m01 >> 8) & 0x0000FF00u) | ((m01 << 8) & 0x00FF0000u);
+        m23 = (m23 & 0xFF0000FFu) | ((m23 >> 8) & 0x0000FF00u) | ((m23 << 8) & 0x00FF0000u);
+        const __m512i lo = x8_fifth32(T, _mm512_cvtepu8_epi16(_mm256_and_si256(raw, low4)), m01);
+        const __m512i hi = x8_fifth32(T, _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(raw, 4), low4)), m23);
+        *w01 = _mm512_permutexvar_epi32(order, lo);
+        *w23 = _mm512_permutexvar_epi32(order, hi);
+        return;  // x8_fifth32 applied the offset
     }
     if (x8_offset(T)) {
         const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
@@ -380,7 +387,7 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
         }
         return;
     }
-    if (x8_bits(T) == 4) {
+    if (x8_bits(T) == 4 || x8_bits(T) == 5) {
         // Bytes 0-7 of a step hold rows 0-3's pair 0 as nibbles, 8-15 their pair 1, 16-23 and
         // 24-31 rows 4-7's. With the two groups' steps side by side, every 128-bit lane widens
         // four rows of one pair in place: unpacklo gives pair 0 of all sixteen rows in row
@@ -393,6 +400,15 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
         w[1] = _mm512_unpackhi_epi8(lo, zero);
         w[2] = _mm512_unpacklo_epi8(hi, zero);
         w[3] = _mm512_unpackhi_epi8(hi, zero);
+        if (x8_bits(T) == 5) {
+            // Vector t's low 16 lanes are x8_decode's vector t of the first group, its high 16
+            // the second's: their masks side by side (and the offset with them).
+            uint16_t qa_h[4], qb_h[4];
+            memcpy(qa_h, ha + 8 * s4, sizeof qa_h);
+            memcpy(qb_h, hb + 8 * s4, sizeof qb_h);
+            for (int t = 0; t < 4; t++) w[t] = x8_fifth32(T, w[t], (uint32_t)qa_h[t] | (uint32_t)qb_h[t] << 16);
+            return;
+        }
         if (x8_offset(T)) {
             const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
             for (int t = 0; t < 4; t++) w[t] = _mm512_sub_epi16(w[t], offset);
@@ -449,16 +465,9 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
         _mm256_storeu_ps(out_b[k], _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f[k]), 1)));
     }
 }
-// A single row of Q5_1 or Q5_K takes 256-bit steps: their fifth bits are merged into vectors
-// x8_decode makes 256 bits wide, which the wide loop then permutes into 512-bit lanes, and the
-// additive term costs the wide epilogue two more broadcasts. Measured one thread in cache on
-// this project's Zen 5 EPYC: Q5_1 22.0 GB/s wide against 24.4, Q5_K 18.5 against 20.5 (the
-// AVX2 tier's 24.5 and 20.0); Q5_0 is a little faster wide (20.7 against 20.4).
-#define x8_group_rows(T, NB, group, nchunks, a, out, ahead)                                          \
-    do {                                                                                            \
-        if (x8_bits(T) == 5 && x8_has_min(T) && (NB) == 1) x8_group(T, NB, group, nchunks, a, out, ahead); \
-        else x8_group_wide(T, NB, group, nchunks, a, out, ahead);                                    \
-    } while (0)
+
+/// One group against NB activation rows, as the tier takes it.
+#define x8_group_rows(T, NB, group, nchunks, a, out, ahead) x8_group_wide(T, NB, group, nchunks, a, out, ahead)
 #else
 #define x8_group_rows(T, NB, group, nchunks, a, out, ahead) x8_group(T, NB, group, nchunks, a, out, ahead)
 #endif
