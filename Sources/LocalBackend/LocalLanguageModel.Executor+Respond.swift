@@ -196,6 +196,9 @@ extension LocalLanguageModel.Executor {
         var summary: GenerationSummary?
         do {
             for try await update in stream {
+                // Updates the worker made before it saw the cancellation may still be queued
+                // behind a busy consumer: a cancelled request sends none of them.
+                if Task.isCancelled { throw EngineError.cancelled }
                 switch update {
                 case .prefilled(_, let cached):
                     recorder?.prefilled(cached: cached)
@@ -242,6 +245,8 @@ extension LocalLanguageModel.Executor {
         var firstAt: ContinuousClock.Instant?
         var stopped = false
         for try await token in stream {
+            // As the sequential path: tokens decoded ahead of a cancellation are not sent.
+            if Task.isCancelled { throw EngineError.cancelled }
             if firstAt == nil {
                 firstAt = .now
                 summary.timeToFirstToken = (firstAt! - started).seconds
