@@ -76,11 +76,11 @@ LOOM_AVX2_INLINE void avx2_chunk(const int T, const int NB, const uint8_t *g, in
 
 #ifdef LOOM_TEMPLATE_WIDE
 /// Chunk c of a split-scale group (Q2_K, Q3_K, Q6_K) in one 512-bit step: its 32 values (the
-/// family's fam_dec_bytes, widened at once) against
-/// each row's 32 activations in one vpmaddwd, whose lanes 0-7 are half 0's pair sums and lanes
-/// 8-15 half 1's, so one convert and one FMA serve both halves. cs16[k] holds row k's 16 half
-/// scales of the group (lane 2c + h); a permute spreads chunk c's two over the halves' lanes.
-/// Against two 256-bit steps this halves the multiplies, converts and FMAs of a chunk.
+/// family's fam_dec_bytes, widened at once) against each row's 32 activations in one vpmaddwd,
+/// whose lanes 0-7 are half 0's pair sums and lanes 8-15 half 1's, so one convert and one FMA
+/// serve both halves. cs16[k] holds row k's 16 half scales of the group (lane 2c + h); a permute
+/// spreads chunk c's two over the halves' lanes. Against two 256-bit steps this halves the
+/// multiplies, converts and FMAs of a chunk.
 LOOM_AVX2_INLINE void wide_chunk(const int T, const int NB, const uint8_t *g, int c, int64_t ci, const loom_a16 *a,
                                  const __m512 cs16[4], const int p, __m512 acc[4][2]) {
     const __m512i w = _mm512_cvtepi8_epi16(fam_dec_bytes(T, g, c, 0));
@@ -106,8 +106,6 @@ LOOM_AVX2_INLINE void avx2_row(const int T, const int NB, const uint8_t *row, in
     const int wide = !fam_same_scale(T);
     __m512 wacc[4][2], cs16[4];
     for (int k = 0; k < NB; k++) wacc[k][0] = wacc[k][1] = _mm512_setzero_ps();
-#else
-    const int wide = 0;
 #endif
     for (int64_t g = 0; 8 * g < nchunks; g++) {
         // Only a legacy row can end in a partial group (K-quant rows are whole super-blocks).
