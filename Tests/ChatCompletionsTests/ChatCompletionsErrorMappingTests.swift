@@ -148,11 +148,9 @@ private func respondError(_ server: ScriptedChatServer, model: ChatCompletionsLa
     }
 
     @Test func refusedConnectionIsATransportError() async throws {
-        // Bind and close a port so nothing listens on it.
-        let server = try ScriptedChatServer.start { _, _ in .text("") }
-        let url = server.baseURL
-        await server.stop()
-        let model = ChatCompletionsLanguageModel(name: "m", url: url)
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let model = ChatCompletionsLanguageModel(name: "m", url: refusing.baseURL)
         do {
             _ = try await LanguageModelSession(model: model).respond(to: "hi")
             Issue.record("expected a transport error")
