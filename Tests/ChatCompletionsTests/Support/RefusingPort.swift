@@ -13,7 +13,7 @@ final class RefusingPort {
     let port: UInt16
 
     init() throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -30,6 +30,7 @@ final class RefusingPort {
             close(fd)
             throw POSIXError(.init(rawValue: code) ?? .EIO)
         }
+        self.fd = fd
         port = UInt16(bigEndian: address.sin_port)
     }
 
