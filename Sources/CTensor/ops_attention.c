@@ -512,17 +512,6 @@ static inline int64_t run_rows(const loom_attention_desc *d, int64_t j, int64_t 
 // cache is one stream the hardware prefetcher follows, and is left to it.
 #define KV_LOOKAHEAD 32
 
-/// Asks for `bytes` at `offset` of the rows of positions [from, to) (clipped to `end`) of a
-/// paged cache; nothing for a contiguous one.
-static void lookahead(const loom_attention_desc *d, const void *base, size_t offset, int64_t bytes, int64_t from,
-                      int64_t to, int64_t end) {
-    if (!d->block_table) return;
-    const size_t row_bytes = (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride);
-    if (to > end) to = end;
-    for (int64_t j = from; j < to; j++)
-        prefetch_head((const char *)base + (size_t)loom_attention_row(d, j) * row_bytes + offset, bytes);
-}
-
 /// A walk over the K or V rows of positions [j, end) in position order, one run of contiguous
 /// rows (a block's, or the whole span of a contiguous cache) at a time, asking for bytes
 /// [offset, offset + pf) of the rows KV_LOOKAHEAD positions ahead of each run. Every block walk
@@ -534,11 +523,20 @@ typedef struct {
     int64_t pf, j, end;
 } kv_walk;
 
+/// Asks for the walk's bytes of the rows of positions [from, to) (clipped to its end) of a
+/// paged cache; nothing for a contiguous one.
+static void kv_walk_ahead(const kv_walk *w, int64_t from, int64_t to) {
+    if (!w->d->block_table) return;
+    if (to > w->end) to = w->end;
+    for (int64_t j = from; j < to; j++)
+        prefetch_head(w->base + (size_t)loom_attention_row(w->d, j) * w->row_bytes + w->offset, w->pf);
+}
+
 static inline kv_walk kv_walk_start(const loom_attention_desc *d, const void *base, size_t offset, int64_t pf,
                                     int64_t from, int64_t end) {
     const kv_walk w = {d, (const char *)base, (size_t)loom_kv_row_bytes(d->kv_type, d->kv_stride), offset, pf, from,
                        end};
-    lookahead(d, base, offset, pf, from, from + KV_LOOKAHEAD, end);
+    kv_walk_ahead(&w, from, from + KV_LOOKAHEAD);
     return w;
 }
 
@@ -548,7 +546,7 @@ static inline const char *kv_walk_next(kv_walk *w, int64_t *j, int64_t *cnt) {
     if (w->j >= w->end) return NULL;
     *j = w->j;
     *cnt = run_rows(w->d, w->j, w->end);
-    lookahead(w->d, w->base, w->offset, w->pf, w->j + KV_LOOKAHEAD, w->j + *cnt + KV_LOOKAHEAD, w->end);
+    kv_walk_ahead(w, w->j + KV_LOOKAHEAD, w->j + *cnt + KV_LOOKAHEAD);
     w->j += *cnt;
     return w->base + (size_t)loom_attention_row(w->d, *j) * w->row_bytes;
 }

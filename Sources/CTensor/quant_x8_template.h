@@ -248,42 +248,39 @@ X8_INLINE __m512i x8_dot512(__m512i acc, __m512i w, __m512i a) {
 
 /// Step s4's four column pairs of the eight rows as two wide vectors: w01 holds pairs 0 and 1
 /// (lanes 2r and 2r+1: row r's pair 0, then its pair 1), w23 pairs 2 and 3. The values are
-/// x8_decode's; 4- and 8-bit formats are widened straight into 512-bit lanes and put in row
-/// order with one permute per vector, 5-bit ones go through x8_decode.
+/// x8_decode's, widened straight into 512-bit lanes and put in row order with one permute per
+/// vector.
 X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh, int s4, __m512i *w01, __m512i *w23) {
     if (x8_bits(T) == 8) {
         // 32 bytes hold pairs 0 and 1 of the eight rows: dword lane r is row r's pair 0, lane 8 + r its pair 1.
         const __m512i order = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
         *w01 = _mm512_permutexvar_epi32(order, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(qs + 64 * s4))));
         *w23 = _mm512_permutexvar_epi32(order, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(qs + 64 * s4 + 32))));
-    } else if (x8_bits(T) == 4) {
+    } else {
         // Low nibbles hold pairs 0 and 1, high nibbles pairs 2 and 3; widened, row r's pair 0 sits
         // in dword lane r (r < 4) or r + 4, its pair 1 four lanes later (x8_decode's unpacks).
         const __m512i order = _mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
         const __m256i low4 = _mm256_set1_epi8(0x0F);
         const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s4));
-        *w01 = _mm512_permutexvar_epi32(order, _mm512_cvtepu8_epi16(_mm256_and_si256(raw, low4)));
-        *w23 = _mm512_permutexvar_epi32(order, _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(raw, 4), low4)));
-    } else {
-        // As the 4-bit case, with the fifth bits applied to the widened nibbles before the
-        // permute: byte j of a nibble vector is x8_decode's lane j of vector 0 (j < 8), j - 8
-        // of vector 1 (j < 16), j - 8 of vector 0 (j < 24) or j - 16 of vector 1, so its bit is
-        // the bit of the two vectors' masks that swapping their middle bytes puts at bit j.
-        const __m512i order = _mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
-        const __m256i low4 = _mm256_set1_epi8(0x0F);
-        const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s4));
-        uint32_t m01, m23;
-        memcpy(&m01, qh + 8 * s4, sizeof m01);
-        memcpy(&m23, qh + 8 * s4 + 4, sizeof m23);
-        m01 = (m01 & 0xFF0000FFu) | ((m01 >> 8) & 0x0000FF00u) | ((m01 << 8) & 0x00FF0000u);
-        m23 = (m23 & 0xFF0000FFu) | ((m23 >> 8) & 0x0000FF00u) | ((m23 << 8) & 0x00FF0000u);
-        const __m512i lo = x8_fifth32(T, _mm512_cvtepu8_epi16(_mm256_and_si256(raw, low4)), m01);
-        const __m512i hi = x8_fifth32(T, _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(raw, 4), low4)), m23);
+        __m512i lo = _mm512_cvtepu8_epi16(_mm256_and_si256(raw, low4));
+        __m512i hi = _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(raw, 4), low4));
+        if (x8_bits(T) == 5) {
+            // The fifth bits go on before the permute: byte j of a nibble vector is x8_decode's
+            // lane j of vector 0 (j < 8), j - 8 of vector 1 (j < 16), j - 8 of vector 0 (j < 24)
+            // or j - 16 of vector 1, so its bit is the bit of the two vectors' masks that
+            // swapping their middle bytes puts at bit j. x8_fifth32 applies the offset too.
+            uint32_t m01, m23;
+            memcpy(&m01, qh + 8 * s4, sizeof m01);
+            memcpy(&m23, qh + 8 * s4 + 4, sizeof m23);
+            m01 = (m01 & 0xFF0000FFu) | ((m01 >> 8) & 0x0000FF00u) | ((m01 << 8) & 0x00FF0000u);
+            m23 = (m23 & 0xFF0000FFu) | ((m23 >> 8) & 0x0000FF00u) | ((m23 << 8) & 0x00FF0000u);
+            lo = x8_fifth32(T, lo, m01);
+            hi = x8_fifth32(T, hi, m23);
+        }
         *w01 = _mm512_permutexvar_epi32(order, lo);
         *w23 = _mm512_permutexvar_epi32(order, hi);
-        return;  // x8_fifth32 applied the offset
     }
-    if (x8_offset(T)) {
+    if (x8_offset(T) && x8_bits(T) != 5) {
         const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
         *w01 = _mm512_sub_epi16(*w01, offset);
         *w23 = _mm512_sub_epi16(*w23, offset);
@@ -387,38 +384,29 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
         }
         return;
     }
-    if (x8_bits(T) == 4 || x8_bits(T) == 5) {
-        // Bytes 0-7 of a step hold rows 0-3's pair 0 as nibbles, 8-15 their pair 1, 16-23 and
-        // 24-31 rows 4-7's. With the two groups' steps side by side, every 128-bit lane widens
-        // four rows of one pair in place: unpacklo gives pair 0 of all sixteen rows in row
-        // order, unpackhi pair 1, and the high nibbles pairs 2 and 3, with no shuffle across lanes.
-        const __m512i low4 = _mm512_set1_epi8(0x0F), zero = _mm512_setzero_si512();
-        const __m512i raw = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qa + 32 * s4))),
-                                               _mm256_loadu_si256((const __m256i *)(qb + 32 * s4)), 1);
-        const __m512i lo = _mm512_and_si512(raw, low4), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
-        w[0] = _mm512_unpacklo_epi8(lo, zero);
-        w[1] = _mm512_unpackhi_epi8(lo, zero);
-        w[2] = _mm512_unpacklo_epi8(hi, zero);
-        w[3] = _mm512_unpackhi_epi8(hi, zero);
-        if (x8_bits(T) == 5) {
-            // Vector t's low 16 lanes are x8_decode's vector t of the first group, its high 16
-            // the second's: their masks side by side (and the offset with them).
-            uint16_t qa_h[4], qb_h[4];
-            memcpy(qa_h, ha + 8 * s4, sizeof qa_h);
-            memcpy(qb_h, hb + 8 * s4, sizeof qb_h);
-            for (int t = 0; t < 4; t++) w[t] = x8_fifth32(T, w[t], (uint32_t)qa_h[t] | (uint32_t)qb_h[t] << 16);
-            return;
-        }
-        if (x8_offset(T)) {
-            const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
-            for (int t = 0; t < 4; t++) w[t] = _mm512_sub_epi16(w[t], offset);
-        }
-        return;
+    // Bytes 0-7 of a step hold rows 0-3's pair 0 as nibbles, 8-15 their pair 1, 16-23 and
+    // 24-31 rows 4-7's. With the two groups' steps side by side, every 128-bit lane widens
+    // four rows of one pair in place: unpacklo gives pair 0 of all sixteen rows in row
+    // order, unpackhi pair 1, and the high nibbles pairs 2 and 3, with no shuffle across lanes.
+    const __m512i low4 = _mm512_set1_epi8(0x0F), zero = _mm512_setzero_si512();
+    const __m512i raw = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qa + 32 * s4))),
+                                           _mm256_loadu_si256((const __m256i *)(qb + 32 * s4)), 1);
+    const __m512i lo = _mm512_and_si512(raw, low4), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
+    w[0] = _mm512_unpacklo_epi8(lo, zero);
+    w[1] = _mm512_unpackhi_epi8(lo, zero);
+    w[2] = _mm512_unpacklo_epi8(hi, zero);
+    w[3] = _mm512_unpackhi_epi8(hi, zero);
+    if (x8_bits(T) == 5) {
+        // Vector t's low 16 lanes are x8_decode's vector t of the first group, its high 16
+        // the second's: their masks side by side (and the offset with them).
+        uint16_t qa_h[4], qb_h[4];
+        memcpy(qa_h, ha + 8 * s4, sizeof qa_h);
+        memcpy(qb_h, hb + 8 * s4, sizeof qb_h);
+        for (int t = 0; t < 4; t++) w[t] = x8_fifth32(T, w[t], (uint32_t)qa_h[t] | (uint32_t)qb_h[t] << 16);
+    } else if (x8_offset(T)) {
+        const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
+        for (int t = 0; t < 4; t++) w[t] = _mm512_sub_epi16(w[t], offset);
     }
-    __m256i va[4], vb[4];
-    x8_decode(T, qa, ha, s4, va);
-    x8_decode(T, qb, hb, s4, vb);
-    for (int t = 0; t < 4; t++) w[t] = _mm512_inserti64x4(_mm512_castsi256_si512(va[t]), vb[t], 1);
 }
 
 /// Groups `ga` and `gb` against NB activation rows: out_a[k][lane] and out_b[k][lane], the
