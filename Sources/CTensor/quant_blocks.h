@@ -239,6 +239,19 @@ typedef struct {
 } loom_block_q5_Kx8;
 _Static_assert(sizeof(loom_block_q5_Kx8) == 8 * sizeof(loom_block_q5_K), "Q5_Kx8 block size");
 
+/// Q6_Kx8: eight Q6_K super-blocks. scales[j][row] is row `row`'s scale of its 16-column
+/// sub-block j (chunk c holds sub-blocks 2c and 2c + 1). Chunk c's low four bits are qs[c],
+/// laid out as in Q4_0x8; its top two bits are qh[c], where byte 16s + i of step s holds those
+/// of nibble byte 32s + i in bits 0-3 and of nibble byte 32s + 16 + i in bits 4-7 (each nibble
+/// byte's low nibble first): bytes a 256-bit step widens with one shift per 128-bit half.
+typedef struct {
+    loom_fp16 d[8];
+    int8_t scales[16][8];
+    uint8_t qh[8][64];
+    uint8_t qs[8][128];
+} loom_block_q6_Kx8;
+_Static_assert(sizeof(loom_block_q6_Kx8) == 8 * sizeof(loom_block_q6_K), "Q6_Kx8 block size");
+
 /// Element e of vector j: row e / 2, column 2j + e % 2.
 static inline int loom_x8_element(int row, int col) { return 2 * row + col % 2; }
 
@@ -343,7 +356,7 @@ typedef struct {
     void loom_product_q4_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q4_1x8_##tier(LOOM_PRODUCT_ARGS); \
     void loom_product_q5_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q5_1x8_##tier(LOOM_PRODUCT_ARGS); \
     void loom_product_q8_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q4_Kx8_##tier(LOOM_PRODUCT_ARGS); \
-    void loom_product_q5_Kx8_##tier(LOOM_PRODUCT_ARGS);
+    void loom_product_q5_Kx8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q6_Kx8_##tier(LOOM_PRODUCT_ARGS);
 
 #define LOOM_DECLARE_TIER(tier) \
     LOOM_DECLARE_TYPE_KERNELS(f32, tier) LOOM_DECLARE_TYPE_KERNELS(f16, tier) LOOM_DECLARE_TYPE_KERNELS(bf16, tier) \

@@ -60,10 +60,10 @@
         { 0, loom_product_q4_0x8_##x8, 0 }, { 0, loom_product_q4_1x8_##x8, 0 },                    \
         { 0, loom_product_q5_0x8_##x8, 0 }, { 0, loom_product_q5_1x8_##x8, 0 },                    \
         { 0, loom_product_q8_0x8_##x8, 0 }, { 0, loom_product_q4_Kx8_##x8, 0 },                    \
-        { 0, loom_product_q5_Kx8_##x8, 0 },                                                        \
+        { 0, loom_product_q5_Kx8_##x8, 0 }, { 0, loom_product_q6_Kx8_##x8, 0 },                    \
     }
 
-#define N_SLOTS 22
+#define N_SLOTS 23
 // Slots from here on hold the interleaved layouts.
 #define FIRST_X8_SLOT 15
 
@@ -99,6 +99,7 @@ static int type_slot(int type) {
     case LOOM_TYPE_Q8_0_X8: return 19;
     case LOOM_TYPE_Q4_K_X8: return 20;
     case LOOM_TYPE_Q5_K_X8: return 21;
+    case LOOM_TYPE_Q6_K_X8: return 22;
     default: return -1;
     }
 }

@@ -35,6 +35,7 @@ static const loom_type_info *info_for(int type) {
     static const loom_type_info q8_0x8 = {"Q8_0x8", QK, 2 + QK};
     static const loom_type_info q4_kx8 = {"Q4_Kx8", QKK, 4 + 12 + QKK / 2};
     static const loom_type_info q5_kx8 = {"Q5_Kx8", QKK, 4 + 12 + QKK / 8 + QKK / 2};
+    static const loom_type_info q6_kx8 = {"Q6_Kx8", QKK, QKK / 2 + QKK / 4 + QKK / 16 + 2};
     switch (type) {
     case LOOM_TYPE_F32: return &f32;
     case LOOM_TYPE_F16: return &f16;
@@ -58,6 +59,7 @@ static const loom_type_info *info_for(int type) {
     case LOOM_TYPE_Q8_0_X8: return &q8_0x8;
     case LOOM_TYPE_Q4_K_X8: return &q4_kx8;
     case LOOM_TYPE_Q5_K_X8: return &q5_kx8;
+    case LOOM_TYPE_Q6_K_X8: return &q6_kx8;
     default: return 0;
     }
 }

@@ -4,7 +4,8 @@
 // chunk of 32 columns, the exact integer dot product of each row's values (offset applied) with
 // the activation's int16 values, then f = fma(isum, s_row * d_x, f) and, for formats with an
 // additive term, f = fma(b_row, Σx, f), where s and b are the chunk's scale and term as the
-// row-major decoders state them (quant_legacy_decode.h, quant_k_decode.h). fmaf rounds as the
+// row-major decoders state them; Q6_K, whose 16-column halves have their own scales, takes the
+// two halves' sums and FMAs in turn (quant_legacy_decode.h, quant_k_decode.h). fmaf rounds as the
 // vector FMA does, and the integer sums' conversion to float rounds as the vector conversion
 // does, so the tiers agree bit for bit.
 #include <math.h>
@@ -19,7 +20,7 @@
 int loom_repack_x8_type(int type) {
     switch (type) {
     case LOOM_TYPE_Q4_0: case LOOM_TYPE_Q4_1: case LOOM_TYPE_Q5_0: case LOOM_TYPE_Q5_1: case LOOM_TYPE_Q8_0:
-    case LOOM_TYPE_Q4_K: case LOOM_TYPE_Q5_K:
+    case LOOM_TYPE_Q4_K: case LOOM_TYPE_Q5_K: case LOOM_TYPE_Q6_K:
         return 256 + type;
     default: return -1;
     }
@@ -35,6 +36,7 @@ LOOM_X8_INLINE void stored_values(int type, const void *blk, int c, int16_t q[32
     case LOOM_TYPE_Q5_1: dec_q5_1(blk, c, q, s, b); break;
     case LOOM_TYPE_Q4_K: dec_q4_K(blk, c, q, s, b); break;
     case LOOM_TYPE_Q5_K: dec_q5_K(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q6_K: dec_q6_K(blk, c, q, s, b); break;
     default: dec_q8_0(blk, c, q, s, b); break;
     }
     int off = x8_offset(256 + type);
@@ -47,7 +49,12 @@ LOOM_X8_INLINE void stored_values(int type, const void *blk, int c, int16_t q[32
 static const int nibble_byte[4] = {0, 1, 8, 9};
 static inline int nibble_base(int row, int s) { return 32 * s + 16 * (row / 4) + 2 * (row % 4); }
 
-/// Writes row `row`'s stored integers of one chunk into its values `qs` and fifth bits `qh`
+/// Where the top bit pair of nibble byte i (0-31) of step s lives: byte 16s + i % 16 of the
+/// chunk's qh, at bit 4(i / 16), the low nibble's pair first (loom_block_q6_Kx8).
+static inline int top_byte(int s, int i) { return 16 * s + i % 16; }
+static inline int top_shift(int i) { return 4 * (i / 16); }
+
+/// Writes row `row`'s stored integers of one chunk into its values `qs` and high bits `qh`
 /// (both zeroed before the first row).
 LOOM_X8_INLINE void place(int T, uint8_t *qs, uint8_t *qh_bytes, int row, const int16_t q[32]) {
     if (x8_bits(T) == 8) {
@@ -55,8 +62,12 @@ LOOM_X8_INLINE void place(int T, uint8_t *qs, uint8_t *qh_bytes, int row, const 
         return;
     }
     for (int s = 0; s < 4; s++)
-        for (int u = 0; u < 4; u++)
-            qs[nibble_base(row, s) + nibble_byte[u]] = (uint8_t)((q[8 * s + u] & 0xF) | (q[8 * s + u + 4] & 0xF) << 4);
+        for (int u = 0; u < 4; u++) {
+            const int i = nibble_base(row, s) + nibble_byte[u] - 32 * s;
+            qs[32 * s + i] = (uint8_t)((q[8 * s + u] & 0xF) | (q[8 * s + u + 4] & 0xF) << 4);
+            if (x8_bits(T) == 6)
+                qh_bytes[top_byte(s, i)] |= (uint8_t)((((q[8 * s + u] >> 4) & 3) | ((q[8 * s + u + 4] >> 4) & 3) << 2) << top_shift(i));
+        }
     if (x8_bits(T) == 5) {
         uint16_t qh[16];
         memcpy(qh, qh_bytes, sizeof qh);
@@ -81,10 +92,12 @@ LOOM_X8_INLINE void repack_rows(const int T, const void *src, size_t row_bytes, 
             memset(o, 0, xb);
             for (int r = 0; r < 8; r++) {
                 const uint8_t *b = (const uint8_t *)src + (size_t)(8 * g + r) * row_bytes + (size_t)i * bb;
-                // Every block starts with its f16 scale; Q4_1/Q5_1 follow it with the f16 min,
-                // the K-quants with dmin and the packed scales.
-                memcpy(o + 2 * r, b, 2);
-                if (x8_is_k(T)) {
+                // Every block but Q6_K's starts with its f16 scale; Q4_1/Q5_1 follow it with the
+                // f16 min, Q4_K/Q5_K with dmin and the packed scales. Q6_K ends with it.
+                memcpy(o + 2 * r, x8_split(T) ? b + offsetof(loom_block_q6_K, d) : b, 2);
+                if (x8_split(T)) {
+                    for (int j = 0; j < 16; j++) ((loom_block_q6_Kx8 *)o)->scales[j][r] = ((const loom_block_q6_K *)b)->scales[j];
+                } else if (x8_is_k(T)) {
                     memcpy(o + offsetof(loom_block_q4_Kx8, dmin) + 2 * r, b + 2, 2);
                     memcpy(o + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * r, b + 4, LOOM_K_SCALE_SIZE);
                 } else if (x8_has_min(T)) {
@@ -112,26 +125,35 @@ int loom_repack_x8(int type, const void *src, size_t row_bytes, int64_t n_rows, 
     case LOOM_TYPE_Q5_1_X8: repack_rows(LOOM_TYPE_Q5_1_X8, src, row_bytes, n_rows, n_cols, dst); break;
     case LOOM_TYPE_Q4_K_X8: repack_rows(LOOM_TYPE_Q4_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
     case LOOM_TYPE_Q5_K_X8: repack_rows(LOOM_TYPE_Q5_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q6_K_X8: repack_rows(LOOM_TYPE_Q6_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
     default: repack_rows(LOOM_TYPE_Q8_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
     }
     return T;
 }
 
-/// Row `lane`'s chunk c of a group (its 32 values, offset applied) with the chunk's scale s and
-/// additive term b, computed as the row-major decoder computes them.
-static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_t q[32], float *s, float *b) {
+/// Row `lane`'s chunk c of a group (its 32 values, offset applied) with the scales s of its two
+/// 16-column halves (equal but for Q6_K) and its additive term b, computed as the row-major
+/// decoder computes them.
+static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_t q[32], float s[2], float *b) {
     loom_fp16 h;
     const uint8_t *blk = x8_chunk_block(T, group, c);
-    if (x8_is_k(T)) {
+    if (x8_split(T)) {
+        const loom_block_q6_Kx8 *x = (const loom_block_q6_Kx8 *)blk;
+        const int i = x8_chunk_in_block(T, c);
+        const float d = loom_fp16_to_fp32(x->d[lane]);
+        s[0] = d * (float)x->scales[2 * i][lane];
+        s[1] = d * (float)x->scales[2 * i + 1][lane];
+        *b = 0.0f;
+    } else if (x8_is_k(T)) {
         uint8_t sc, m;
         loom_k_scale_min(x8_chunk_in_block(T, c), blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane, &sc, &m);
         memcpy(&h, blk + 2 * lane, 2);
-        *s = loom_fp16_to_fp32(h) * (float)sc;
+        s[0] = s[1] = loom_fp16_to_fp32(h) * (float)sc;
         memcpy(&h, blk + offsetof(loom_block_q4_Kx8, dmin) + 2 * lane, 2);
         *b = -(loom_fp16_to_fp32(h) * (float)m);
     } else {
         memcpy(&h, blk + 2 * lane, 2);
-        *s = loom_fp16_to_fp32(h);
+        s[0] = s[1] = loom_fp16_to_fp32(h);
         *b = 0.0f;
         if (x8_has_min(T)) {
             memcpy(&h, blk + x8_m_offset(T) + 2 * lane, 2);
@@ -143,11 +165,18 @@ static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_
     if (x8_bits(T) == 8) {
         for (int col = 0; col < 32; col++) v[col] = (int8_t)qs[16 * (col / 2) + loom_x8_element(lane, col)];
     } else {
+        const uint8_t *qh = x8_chunk_qh(T, group, c);
         for (int s4 = 0; s4 < 4; s4++)
             for (int u = 0; u < 4; u++) {
-                uint8_t byte = qs[nibble_base(lane, s4) + nibble_byte[u]];
+                const int i = nibble_base(lane, s4) + nibble_byte[u] - 32 * s4;
+                uint8_t byte = qs[32 * s4 + i];
                 v[8 * s4 + u] = byte & 0xF;
                 v[8 * s4 + u + 4] = byte >> 4;
+                if (x8_bits(T) == 6) {
+                    const int top = qh[top_byte(s4, i)] >> top_shift(i);
+                    v[8 * s4 + u] |= (top & 3) << 4;
+                    v[8 * s4 + u + 4] |= ((top >> 2) & 3) << 4;
+                }
             }
         if (x8_bits(T) == 5) {
             uint16_t qh[16];
@@ -191,10 +220,10 @@ static void dequantize_lane(int type, const void *w, size_t row_bytes, int64_t n
     const uint8_t *group = (const uint8_t *)w + (size_t)(r / 8) * 8 * row_bytes;
     for (int64_t c = 0; c < n_cols / 32; c++) {
         int16_t q[32];
-        float s, b;
-        lane_values(type, group, c, (int)(r % 8), q, &s, &b);
+        float s[2], b;
+        lane_values(type, group, c, (int)(r % 8), q, s, &b);
         // As the row-major reference dequantizes: multiply, then add the term (0 without one).
-        for (int col = 0; col < 32; col++) dst[32 * c + col] = s * (float)q[col] + b;
+        for (int col = 0; col < 32; col++) dst[32 * c + col] = s[col / 16] * (float)q[col] + b;
     }
 }
 
@@ -210,11 +239,16 @@ static void product_ref(int T, LOOM_PRODUCT_ARGS) {
                 const int16_t *aq = a.q + 32 * c;
                 for (int lane = 0; lane < 8; lane++) {
                     int16_t q[32];
-                    float s, b;
-                    lane_values(T, group, c, lane, q, &s, &b);
-                    int32_t isum = 0;
-                    for (int col = 0; col < 32; col++) isum += (int32_t)q[col] * aq[col];
-                    f[lane] = fmaf((float)isum, s * a.d[c], f[lane]);
+                    float s[2], b;
+                    lane_values(T, group, c, lane, q, s, &b);
+                    int32_t isum[2] = {0, 0};
+                    for (int col = 0; col < 32; col++) isum[col / 16] += (int32_t)q[col] * aq[col];
+                    if (x8_split(T)) {
+                        f[lane] = fmaf((float)isum[0], s[0] * a.d[c], f[lane]);
+                        f[lane] = fmaf((float)isum[1], s[1] * a.d[c], f[lane]);
+                    } else {
+                        f[lane] = fmaf((float)(isum[0] + isum[1]), s[0] * a.d[c], f[lane]);
+                    }
                     if (x8_has_min(T)) f[lane] = fmaf(b, a.sum32[c], f[lane]);
                 }
             }
@@ -240,3 +274,4 @@ X8_REF(q5_1x8, LOOM_TYPE_Q5_1_X8)
 X8_REF(q8_0x8, LOOM_TYPE_Q8_0_X8)
 X8_REF(q4_Kx8, LOOM_TYPE_Q4_K_X8)
 X8_REF(q5_Kx8, LOOM_TYPE_Q5_K_X8)
+X8_REF(q6_Kx8, LOOM_TYPE_Q6_K_X8)

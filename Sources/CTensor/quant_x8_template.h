@@ -8,7 +8,8 @@
 // Per chunk of 32 columns and activation row: 16 products of a column pair of the eight rows
 // with the row's activation pair, summed into an int32 accumulator (one row per lane), then
 // one convert and one FMA for all eight rows (scale s·d_x), and one more for the formats with
-// an additive term (b·Σx; the K-quants' -dmin·m). The order is the scalar reference's
+// an additive term (b·Σx; the K-quants' -dmin·m). Q6_K's 16-column halves have scales of their
+// own, so its chunks convert and FMA each half's sum in turn. The order is the scalar reference's
 // (quant_x8_scalar.c), so every tier returns the same bits. Every function takes the
 // interleaved type id T as a compile-time constant, so each format gets its own straight-line
 // loop.
@@ -49,16 +50,38 @@ X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits) {
     return _mm256_and_si256(_mm256_cmpeq_epi8(spread, bit), _mm256_set1_epi8(16));
 }
 
+/// Step s's top bit pairs (Q6_K) beside its 32 nibble bytes: byte i holds nibble byte i's pairs
+/// in bits 0-3, the low nibble's first (loom_block_q6_Kx8 keeps two bytes' in one; the upper
+/// 128-bit half takes the high four bits, shifted down).
+X8_INLINE __m256i x8_top_bytes(const uint8_t *qh, int s) {
+    const __m128i h = _mm_loadu_si128((const __m128i *)(qh + 16 * s));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(h), _mm_srli_epi16(h, 4), 1);
+}
+
+/// Step s's 32 nibble bytes split into low and high nibbles, each a byte, with the top bit
+/// pairs of the 6-bit format put on as bits 4-5. The shifts are 16-bit, so bits cross into the
+/// neighbouring byte, and the masks keep only each byte's own.
+X8_INLINE void x8_nibble_bytes(const int T, const uint8_t *qs, const uint8_t *qh, int s, __m256i *lo, __m256i *hi) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s));
+    *lo = _mm256_and_si256(raw, low4);
+    *hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
+    if (x8_bits(T) == 6) {
+        const __m256i top = x8_top_bytes(qh, s), pair = _mm256_set1_epi8(0x30);
+        *lo = _mm256_or_si256(*lo, _mm256_and_si256(_mm256_slli_epi16(top, 4), pair));
+        *hi = _mm256_or_si256(*hi, _mm256_and_si256(_mm256_slli_epi16(top, 2), pair));
+    }
+}
+
 /// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied.
 X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes, int s, __m256i v[4]) {
     if (x8_bits(T) == 8) {
         for (int t = 0; t < 4; t++) v[t] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16 * (4 * s + t))));
         return;
     }
-    const __m256i low4 = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
-    __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s));
-    __m256i lo = _mm256_and_si256(raw, low4);
-    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i lo, hi;
+    x8_nibble_bytes(T, qs, qh_bytes, s, &lo, &hi);
     if (x8_bits(T) == 5) {
         lo = _mm256_or_si256(lo, x8_fifth_bytes(qh_bytes + 8 * s));
         hi = _mm256_or_si256(hi, x8_fifth_bytes(qh_bytes + 8 * s + 4));
@@ -124,11 +147,24 @@ typedef struct {
     __m256 d, dmin;
 } x8_k_state;
 
-/// Chunk c's per-row scale s and additive term b (weight = s*q + b), as the row-major decoders
-/// compute them.
-X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_k_state *k, __m256 *s, __m256 *b) {
+/// Eight signed bytes as eight float lanes.
+X8_INLINE __m256 x8_sbytes_ps(const int8_t *p) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+/// Chunk c's per-row scales s[h] of its 16-column halves (one scale for both but in Q6_K) and
+/// additive term b (weight = s*q + b), as the row-major decoders compute them.
+X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_k_state *k, __m256 s[2], __m256 *b) {
     *b = _mm256_setzero_ps();
     const uint8_t *blk = x8_chunk_block(T, group, c);
+    if (x8_split(T)) {
+        const loom_block_q6_Kx8 *x = (const loom_block_q6_Kx8 *)blk;
+        const int i = x8_chunk_in_block(T, c);
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x->d));
+        s[0] = _mm256_mul_ps(d, x8_sbytes_ps(x->scales[2 * i]));
+        s[1] = _mm256_mul_ps(d, x8_sbytes_ps(x->scales[2 * i + 1]));
+        return;
+    }
     if (x8_is_k(T)) {
         const int i = x8_chunk_in_block(T, c);
         if (i == 0) {
@@ -136,27 +172,30 @@ X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_
             k->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
             k->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + offsetof(loom_block_q4_Kx8, dmin))));
         }
-        *s = _mm256_mul_ps(k->d, x8_bytes_ps(k->sm[i]));
+        s[0] = _mm256_mul_ps(k->d, x8_bytes_ps(k->sm[i]));
         // -(dmin*m), as the row-major decoder: the negation is exact.
         *b = _mm256_xor_ps(_mm256_mul_ps(k->dmin, x8_bytes_ps(k->sm[8 + i])), _mm256_set1_ps(-0.0f));
     } else {
-        *s = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        s[0] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
         if (x8_has_min(T)) *b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
     }
+    s[1] = s[0];
 }
 
-/// Chunk c of a group as both group loops start it: returns its values (and in *qh its fifth
-/// bits), with its per-row scale and term; when `ahead` is not 0, the bytes `ahead` past the
-/// chunk are prefetched.
+/// Chunk c of a group as both group loops start it: returns its values (and in *qh its high
+/// bits), with its per-row scales and term; when `ahead` is not 0, the bytes `ahead` past the
+/// chunk's share of its block are prefetched (a block's chunks together ask for every line of
+/// it, wherever in the block their fields lie).
 X8_INLINE const uint8_t *x8_chunk_begin(const int T, const uint8_t *group, int64_t c, size_t ahead, x8_k_state *k,
-                                        __m256 *s, __m256 *b, const uint8_t **qh) {
+                                        __m256 s[2], __m256 *b, const uint8_t **qh) {
     const uint8_t *qs = x8_chunk_qs(T, group, c);
     if (ahead) {
         const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
-        for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch((const char *)qs + ahead + off, _MM_HINT_T0);
+        const char *share = (const char *)x8_chunk_block(T, group, c) + (size_t)x8_chunk_in_block(T, c) * chunk_bytes;
+        for (size_t off = 0; off < chunk_bytes; off += 64) _mm_prefetch(share + ahead + off, _MM_HINT_T0);
     }
     x8_chunk_scales(T, group, c, k, s, b);
-    *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
+    *qh = x8_has_qh(T) ? x8_chunk_qh(T, group, c) : qs;
     return qs;
 }
 
@@ -180,6 +219,15 @@ X8_INLINE __m256i x8_dot_bcast(__m256i acc, __m256i w, const int16_t *a) {
     return acc;
 }
 
+/// A chunk's integer sums of one activation row into its float accumulators: out += sums ·
+/// (s·d_x), then + b·Σx for the formats with an additive term.
+X8_INLINE void x8_chunk_end(const int T, __m256i acc, __m256 s, __m256 b, const loom_a16 *a, int64_t c, float out[8]) {
+    __m256 f = _mm256_load_ps(out);
+    f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), _mm256_mul_ps(s, _mm256_set1_ps(a->d[c])), f);
+    if (x8_has_min(T)) f = _mm256_fmadd_ps(b, _mm256_set1_ps(a->sum32[c]), f);
+    _mm256_store_ps(out, f);
+}
+
 /// One group (eight weight rows) against NB activation rows: out[k][lane]. Each widened weight
 /// vector serves every row before the next is made, so the live registers are NB integer
 /// accumulators, the chunk's four weight vectors and one broadcast: with eight rows a pass
@@ -191,13 +239,21 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
     for (int k = 0; k < NB; k++) _mm256_store_ps(out[k], _mm256_setzero_ps());
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 s, b;
-        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, &s, &b, &qh);
+        __m256 s[2], b;
+        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, &b, &qh);
         __m256i acc[X8_ROWS];
         X8_UNROLL
         for (int k = 0; k < NB; k++) acc[k] = _mm256_setzero_si256();
         X8_UNROLL
         for (int s4 = 0; s4 < 4; s4++) {
+            // A split-scale chunk's first half (steps 0 and 1) goes into the floats on its own.
+            if (x8_split(T) && s4 == 2) {
+                X8_UNROLL
+                for (int k = 0; k < NB; k++) {
+                    x8_chunk_end(T, acc[k], s[0], b, a + k, c, out[k]);
+                    acc[k] = _mm256_setzero_si256();
+                }
+            }
             __m256i v[4];
             x8_decode(T, qs, qh, s4, v);
             X8_UNROLL
@@ -219,13 +275,7 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
             }
         }
         X8_UNROLL
-        for (int k = 0; k < NB; k++) {
-            __m256 f = _mm256_load_ps(out[k]);
-            const __m256 scale = _mm256_mul_ps(s, _mm256_set1_ps(a[k].d[c]));
-            f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[k]), scale, f);
-            if (x8_has_min(T)) f = _mm256_fmadd_ps(b, _mm256_set1_ps(a[k].sum32[c]), f);
-            _mm256_store_ps(out[k], f);
-        }
+        for (int k = 0; k < NB; k++) x8_chunk_end(T, acc[k], s[1], b, a + k, c, out[k]);
     }
 }
 
@@ -260,10 +310,9 @@ X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh,
         // Low nibbles hold pairs 0 and 1, high nibbles pairs 2 and 3; widened, row r's pair 0 sits
         // in dword lane r (r < 4) or r + 4, its pair 1 four lanes later (x8_decode's unpacks).
         const __m512i order = _mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
-        const __m256i low4 = _mm256_set1_epi8(0x0F);
-        const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s4));
-        __m512i lo = _mm512_cvtepu8_epi16(_mm256_and_si256(raw, low4));
-        __m512i hi = _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(raw, 4), low4));
+        __m256i lo8, hi8;
+        x8_nibble_bytes(T, qs, qh, s4, &lo8, &hi8);
+        __m512i lo = _mm512_cvtepu8_epi16(lo8), hi = _mm512_cvtepu8_epi16(hi8);
         if (x8_bits(T) == 5) {
             // The fifth bits go on before the permute: byte j of a nibble vector is x8_decode's
             // lane j of vector 0 (j < 8), j - 8 of vector 1 (j < 16), j - 8 of vector 0 (j < 24)
@@ -314,22 +363,28 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
     for (int k = 0; k < NB; k += 2) f[k / 2] = _mm512_setzero_ps();
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 s, b;
-        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, &s, &b, &qh);
-        const __m512 s2 = x8_halves(s, s), b2 = x8_halves(b, b);
+        __m256 s[2], b;
+        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, &b, &qh);
+        const __m512 s2 = x8_halves(s[1], s[1]), b2 = x8_halves(b, b);
         // The chunk's weights widened once (eight vectors), then the activation rows pair by pair.
         __m512i wv[8];
         for (int s4 = 0; s4 < 4; s4++) x8_decode_wide(T, qs, qh, s4, &wv[2 * s4], &wv[2 * s4 + 1]);
         X8_UNROLL
         for (int k = 0; k < NB; k += 2) {
             const int pair = k + 1 < NB;
-            __m512i acc[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+            // acc: the chunk's sums (for a split-scale chunk, of its second half; first: its first's).
+            __m512i acc[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()}, first[2] = {acc[0], acc[1]};
             X8_UNROLL
             for (int h = 0; h <= pair; h++) {
                 const int16_t *q = a[k + h].q + 32 * c;
                 // Even and odd steps in two accumulators, so the dependency chains are short.
                 __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
+                X8_UNROLL
                 for (int s4 = 0; s4 < 4; s4++) {
+                    if (x8_split(T) && s4 == 2) {
+                        first[h] = _mm512_add_epi32(even, odd);
+                        even = odd = _mm512_setzero_si512();
+                    }
                     int64_t p01, p23;
                     memcpy(&p01, q + 8 * s4, sizeof p01);
                     memcpy(&p23, q + 8 * s4 + 4, sizeof p23);
@@ -338,9 +393,13 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
                 }
                 acc[h] = _mm512_add_epi32(even, odd);
             }
-            const __m512 sums = _mm512_cvtepi32_ps(x8_wide_rows2(acc[0], acc[1]));
             const float d1 = pair ? a[k + 1].d[c] : 0.0f;
             const __m512 d = x8_pair_of(a[k].d[c], d1);
+            if (x8_split(T)) {
+                const __m512 firsts = _mm512_cvtepi32_ps(x8_wide_rows2(first[0], first[1]));
+                f[k / 2] = _mm512_fmadd_ps(firsts, _mm512_mul_ps(x8_halves(s[0], s[0]), d), f[k / 2]);
+            }
+            const __m512 sums = _mm512_cvtepi32_ps(x8_wide_rows2(acc[0], acc[1]));
             f[k / 2] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s2, d), f[k / 2]);
             if (x8_has_min(T)) {
                 const float m1 = pair ? a[k + 1].sum32[c] : 0.0f;
@@ -360,9 +419,12 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
 // as a 32-bit broadcast straight from memory: no broadcast instructions and no row sums
 // across lanes, which x8_group_wide spends beside every product. On this project's Zen 5 EPYC
 // an eight-row product of SmolLM2's Q4_1 shapes ran 14% faster in cache (what is left is the
-// products and the scale FMAs, which share two pipes). One row stays a group at a time: read
-// from memory, two groups side by side decoded SmolLM2 slower with 2 threads. The integer sums
-// and the float epilogue per lane are x8_group's, so the bits are unchanged.
+// products and the scale FMAs, which share two pipes). One row stays a group at a time, but
+// for Q6_K: read from memory, two groups side by side decoded SmolLM2 (Q4_1, Q8_0) 5-15%
+// slower with 2 threads, while Q6_K's six-bit decode, the dearest, gains more from the pair's
+// shorter epilogue than the second stream costs (one row 1.2x faster in cache, and 72 against
+// 62 GB/s of row-major Q6_K from memory, on the Zen 5 EPYC). The integer sums and the float
+// epilogue per lane are x8_group's, so the bits are unchanged.
 
 /// acc + the pairwise int16 products of w and the int16 pair at a, broadcast to every lane.
 X8_INLINE __m512i x8_dot512_bcast(__m512i acc, __m512i w, const int16_t *a) {
@@ -391,7 +453,13 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
     const __m512i low4 = _mm512_set1_epi8(0x0F), zero = _mm512_setzero_si512();
     const __m512i raw = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qa + 32 * s4))),
                                            _mm256_loadu_si256((const __m256i *)(qb + 32 * s4)), 1);
-    const __m512i lo = _mm512_and_si512(raw, low4), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
+    __m512i lo = _mm512_and_si512(raw, low4), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
+    if (x8_bits(T) == 6) {
+        const __m512i top = _mm512_inserti64x4(_mm512_castsi256_si512(x8_top_bytes(ha, s4)), x8_top_bytes(hb, s4), 1);
+        const __m512i pair = _mm512_set1_epi8(0x30);
+        lo = _mm512_or_si512(lo, _mm512_and_si512(_mm512_slli_epi16(top, 4), pair));
+        hi = _mm512_or_si512(hi, _mm512_and_si512(_mm512_slli_epi16(top, 2), pair));
+    }
     w[0] = _mm512_unpacklo_epi8(lo, zero);
     w[1] = _mm512_unpackhi_epi8(lo, zero);
     w[2] = _mm512_unpacklo_epi8(hi, zero);
@@ -418,16 +486,26 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
     for (int k = 0; k < NB; k++) f[k] = _mm512_setzero_ps();
     x8_k_state ka, kb;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 sa, ba, sb, bb;
+        __m256 sa[2], ba, sb[2], bb;
         const uint8_t *ha, *hb;
-        const uint8_t *qa = x8_chunk_begin(T, ga, c, ahead, &ka, &sa, &ba, &ha);
-        const uint8_t *qb = x8_chunk_begin(T, gb, c, ahead, &kb, &sb, &bb, &hb);
+        const uint8_t *qa = x8_chunk_begin(T, ga, c, ahead, &ka, sa, &ba, &ha);
+        const uint8_t *qb = x8_chunk_begin(T, gb, c, ahead, &kb, sb, &bb, &hb);
         // Even and odd pairs in two accumulators per row, so the dependency chains are short.
         __m512i even[X8_ROWS], odd[X8_ROWS];
         X8_UNROLL
         for (int k = 0; k < NB; k++) even[k] = odd[k] = _mm512_setzero_si512();
         X8_UNROLL
         for (int s4 = 0; s4 < 4; s4++) {
+            // A split-scale chunk's first half (steps 0 and 1) goes into the floats on its own.
+            if (x8_split(T) && s4 == 2) {
+                const __m512 s0 = x8_halves(sa[0], sb[0]);
+                X8_UNROLL
+                for (int k = 0; k < NB; k++) {
+                    const __m512 sums = _mm512_cvtepi32_ps(_mm512_add_epi32(even[k], odd[k]));
+                    f[k] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s0, _mm512_set1_ps(a[k].d[c])), f[k]);
+                    even[k] = odd[k] = _mm512_setzero_si512();
+                }
+            }
             __m512i w[4];
             x8_decode_pair(T, qa, ha, qb, hb, s4, w);
             X8_UNROLL
@@ -439,7 +517,7 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
                 odd[k] = x8_dot512_bcast(odd[k], w[3], q + 6);
             }
         }
-        const __m512 s = x8_halves(sa, sb), b = x8_halves(ba, bb);
+        const __m512 s = x8_halves(sa[1], sb[1]), b = x8_halves(ba, bb);
         X8_UNROLL
         for (int k = 0; k < NB; k++) {
             const __m512 sums = _mm512_cvtepi32_ps(_mm512_add_epi32(even[k], odd[k]));
@@ -474,21 +552,24 @@ X8_INLINE void x8_transpose8(__m256i r[8]) {
 X8_INLINE void x8_dequantize_group(const int T, const uint8_t *group, int64_t nchunks, float *dst, int64_t ldd) {
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 s, b;
-        x8_chunk_scales(T, group, c, &kstate, &s, &b);
-        float sv[8], bv[8];
-        _mm256_storeu_ps(sv, s);
+        __m256 s[2], b;
+        x8_chunk_scales(T, group, c, &kstate, s, &b);
+        float sv[2][8], bv[8];
+        _mm256_storeu_ps(sv[0], s[0]);
+        _mm256_storeu_ps(sv[1], s[1]);
         _mm256_storeu_ps(bv, b);
         const uint8_t *qs = x8_chunk_qs(T, group, c);
-        const uint8_t *qh = x8_bits(T) == 5 ? x8_chunk_qh(T, group, c) : qs;
+        const uint8_t *qh = x8_has_qh(T) ? x8_chunk_qh(T, group, c) : qs;
         __m256i v[16];
         for (int s4 = 0; s4 < 4; s4++) x8_decode(T, qs, qh, s4, v + 4 * s4);
         x8_transpose8(v);
         x8_transpose8(v + 8);
         for (int r = 0; r < 8; r++) {
-            const __m256 vs = _mm256_set1_ps(sv[r]), vb = _mm256_set1_ps(bv[r]);
+            const __m256 vb = _mm256_set1_ps(bv[r]);
             float *o = dst + r * ldd + 32 * c;
+            // Half h holds columns 16h…16h+15 (v[8h + r] after the transposes).
             for (int h = 0; h < 2; h++) {
+                const __m256 vs = _mm256_set1_ps(sv[h][r]);
                 const __m256i q16 = v[8 * h + r];
                 __m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(q16)));
                 __m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(q16, 1)));
@@ -550,7 +631,8 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     float out[X8_ROWS][8] __attribute__((aligned(32)));
     float out_b[X8_ROWS][8] __attribute__((aligned(32)));
 #ifdef X8_WIDE
-    const int pairs = nb > 1;
+    // Batches, and Q6_K's single rows (see x8_group_pair), take groups two at a time.
+    const int pairs = nb > 1 || x8_split(T);
 #else
     const int pairs = 0;
 #endif
@@ -573,7 +655,7 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
         for (int k = 0; k < nbatch; k++) a[k] = loom_a16_view((const char *)xq + (size_t)(b0 + k) * xq_stride, n_cols);
         for (int64_t g = r0 / 8; 8 * g < r1;) {
             const uint8_t *bp = (const uint8_t *)w + (size_t)g * 8 * row_bytes;
-            const int pair = pairs && nbatch > 1 && 8 * (g + 1) < r1;
+            const int pair = pairs && 8 * (g + 1) < r1;
             for (int k0 = 0; k0 < nbatch; k0 += X8_ROWS) {
                 const int n = nbatch - k0 < X8_ROWS ? nbatch - k0 : X8_ROWS;
                 const loom_a16 *ak = a + k0;
@@ -619,6 +701,7 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
             case LOOM_TYPE_Q5_1_X8: x8_dequantize_group(LOOM_TYPE_Q5_1_X8, group, n_cols / 32, o, n_cols); break; \
             case LOOM_TYPE_Q8_0_X8: x8_dequantize_group(LOOM_TYPE_Q8_0_X8, group, n_cols / 32, o, n_cols); break; \
             case LOOM_TYPE_Q4_K_X8: x8_dequantize_group(LOOM_TYPE_Q4_K_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q6_K_X8: x8_dequantize_group(LOOM_TYPE_Q6_K_X8, group, n_cols / 32, o, n_cols); break; \
             default: x8_dequantize_group(LOOM_TYPE_Q5_K_X8, group, n_cols / 32, o, n_cols); break; \
             }                                                                                       \
         }                                                                                           \
@@ -631,4 +714,5 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     X8_EXPORT(q5_1x8, LOOM_TYPE_Q5_1_X8, tier, target_string)                                      \
     X8_EXPORT(q8_0x8, LOOM_TYPE_Q8_0_X8, tier, target_string)                                      \
     X8_EXPORT(q4_Kx8, LOOM_TYPE_Q4_K_X8, tier, target_string)                                      \
-    X8_EXPORT(q5_Kx8, LOOM_TYPE_Q5_K_X8, tier, target_string)
+    X8_EXPORT(q5_Kx8, LOOM_TYPE_Q5_K_X8, tier, target_string)                                      \
+    X8_EXPORT(q6_Kx8, LOOM_TYPE_Q6_K_X8, tier, target_string)

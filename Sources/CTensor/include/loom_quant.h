@@ -45,6 +45,7 @@ typedef enum loom_type {
     LOOM_TYPE_Q8_0_X8 = 256 + 8,
     LOOM_TYPE_Q4_K_X8 = 256 + 12,
     LOOM_TYPE_Q5_K_X8 = 256 + 13,
+    LOOM_TYPE_Q6_K_X8 = 256 + 14,
 } loom_type;
 
 /// True when Loom can read a file's tensor of this type id (its own interleaved layouts, which
