@@ -239,6 +239,30 @@ typedef struct {
 } loom_block_q5_Kx8;
 _Static_assert(sizeof(loom_block_q5_Kx8) == 8 * sizeof(loom_block_q5_K), "Q5_Kx8 block size");
 
+/// Q2_Kx8: eight Q2_K super-blocks. scales[j][row] is row `row`'s sc | m << 4 of its 16-column
+/// sub-block j (chunk c holds sub-blocks 2c and 2c + 1). Chunk c's 2-bit values are qs[c],
+/// byte 16s + i of step s holding those of nibble byte 32s + i of a Q4_0x8 step in bits 0-3
+/// and of byte 32s + 16 + i in bits 4-7 (each byte's low-nibble value first): the layout of
+/// Q6_Kx8's top bit pairs.
+typedef struct {
+    loom_fp16 d[8];
+    loom_fp16 dmin[8];
+    uint8_t scales[16][8];
+    uint8_t qs[8][64];
+} loom_block_q2_Kx8;
+_Static_assert(sizeof(loom_block_q2_Kx8) == 8 * sizeof(loom_block_q2_K), "Q2_Kx8 block size");
+
+/// Q3_Kx8: eight Q3_K super-blocks. The scales stay packed per row (loom_q3k_scale reads them);
+/// chunk c's low two bits are qs[c], laid out as in Q2_Kx8, and its third bits qh[c], laid out
+/// as Q5_0x8's fifth bits.
+typedef struct {
+    loom_fp16 d[8];
+    uint8_t scales[8][12];
+    uint16_t qh[8][16];
+    uint8_t qs[8][64];
+} loom_block_q3_Kx8;
+_Static_assert(sizeof(loom_block_q3_Kx8) == 8 * sizeof(loom_block_q3_K), "Q3_Kx8 block size");
+
 /// Q6_Kx8: eight Q6_K super-blocks. scales[j][row] is row `row`'s scale of its 16-column
 /// sub-block j (chunk c holds sub-blocks 2c and 2c + 1). Chunk c's low four bits are qs[c],
 /// laid out as in Q4_0x8; its top two bits are qh[c], where byte 16s + i of step s holds those
@@ -356,7 +380,8 @@ typedef struct {
     void loom_product_q4_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q4_1x8_##tier(LOOM_PRODUCT_ARGS); \
     void loom_product_q5_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q5_1x8_##tier(LOOM_PRODUCT_ARGS); \
     void loom_product_q8_0x8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q4_Kx8_##tier(LOOM_PRODUCT_ARGS); \
-    void loom_product_q5_Kx8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q6_Kx8_##tier(LOOM_PRODUCT_ARGS);
+    void loom_product_q5_Kx8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q6_Kx8_##tier(LOOM_PRODUCT_ARGS); \
+    void loom_product_q2_Kx8_##tier(LOOM_PRODUCT_ARGS); void loom_product_q3_Kx8_##tier(LOOM_PRODUCT_ARGS);
 
 #define LOOM_DECLARE_TIER(tier) \
     LOOM_DECLARE_TYPE_KERNELS(f32, tier) LOOM_DECLARE_TYPE_KERNELS(f16, tier) LOOM_DECLARE_TYPE_KERNELS(bf16, tier) \

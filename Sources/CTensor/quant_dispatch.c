@@ -61,9 +61,10 @@
         { 0, loom_product_q5_0x8_##x8, 0 }, { 0, loom_product_q5_1x8_##x8, 0 },                    \
         { 0, loom_product_q8_0x8_##x8, 0 }, { 0, loom_product_q4_Kx8_##x8, 0 },                    \
         { 0, loom_product_q5_Kx8_##x8, 0 }, { 0, loom_product_q6_Kx8_##x8, 0 },                    \
+        { 0, loom_product_q2_Kx8_##x8, 0 }, { 0, loom_product_q3_Kx8_##x8, 0 },                    \
     }
 
-#define N_SLOTS 23
+#define N_SLOTS 25
 // Slots from here on hold the interleaved layouts.
 #define FIRST_X8_SLOT 15
 
@@ -100,6 +101,8 @@ static int type_slot(int type) {
     case LOOM_TYPE_Q4_K_X8: return 20;
     case LOOM_TYPE_Q5_K_X8: return 21;
     case LOOM_TYPE_Q6_K_X8: return 22;
+    case LOOM_TYPE_Q2_K_X8: return 23;
+    case LOOM_TYPE_Q3_K_X8: return 24;
     default: return -1;
     }
 }

@@ -33,6 +33,8 @@ static const loom_type_info *info_for(int type) {
     static const loom_type_info q5_0x8 = {"Q5_0x8", QK, 2 + 4 + QK / 2};
     static const loom_type_info q5_1x8 = {"Q5_1x8", QK, 4 + 4 + QK / 2};
     static const loom_type_info q8_0x8 = {"Q8_0x8", QK, 2 + QK};
+    static const loom_type_info q2_kx8 = {"Q2_Kx8", QKK, QKK / 16 + QKK / 4 + 4};
+    static const loom_type_info q3_kx8 = {"Q3_Kx8", QKK, QKK / 8 + QKK / 4 + 12 + 2};
     static const loom_type_info q4_kx8 = {"Q4_Kx8", QKK, 4 + 12 + QKK / 2};
     static const loom_type_info q5_kx8 = {"Q5_Kx8", QKK, 4 + 12 + QKK / 8 + QKK / 2};
     static const loom_type_info q6_kx8 = {"Q6_Kx8", QKK, QKK / 2 + QKK / 4 + QKK / 16 + 2};
@@ -57,6 +59,8 @@ static const loom_type_info *info_for(int type) {
     case LOOM_TYPE_Q5_0_X8: return &q5_0x8;
     case LOOM_TYPE_Q5_1_X8: return &q5_1x8;
     case LOOM_TYPE_Q8_0_X8: return &q8_0x8;
+    case LOOM_TYPE_Q2_K_X8: return &q2_kx8;
+    case LOOM_TYPE_Q3_K_X8: return &q3_kx8;
     case LOOM_TYPE_Q4_K_X8: return &q4_kx8;
     case LOOM_TYPE_Q5_K_X8: return &q5_kx8;
     case LOOM_TYPE_Q6_K_X8: return &q6_kx8;

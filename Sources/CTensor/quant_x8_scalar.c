@@ -4,8 +4,9 @@
 // chunk of 32 columns, the exact integer dot product of each row's values (offset applied) with
 // the activation's int16 values, then f = fma(isum, s_row * d_x, f) and, for formats with an
 // additive term, f = fma(b_row, Σx, f), where s and b are the chunk's scale and term as the
-// row-major decoders state them; Q6_K, whose 16-column halves have their own scales, takes the
-// two halves' sums and FMAs in turn (quant_legacy_decode.h, quant_k_decode.h). fmaf rounds as the
+// row-major decoders state them; the split-scale K-quants (Q2_K, Q3_K, Q6_K), whose 16-column
+// halves have scales of their own, take each half in turn: its sum's FMA, then its term's with
+// the half's Σx (quant_legacy_decode.h, quant_k_decode.h). fmaf rounds as the
 // vector FMA does, and the integer sums' conversion to float rounds as the vector conversion
 // does, so the tiers agree bit for bit.
 #include <math.h>
@@ -20,7 +21,7 @@
 int loom_repack_x8_type(int type) {
     switch (type) {
     case LOOM_TYPE_Q4_0: case LOOM_TYPE_Q4_1: case LOOM_TYPE_Q5_0: case LOOM_TYPE_Q5_1: case LOOM_TYPE_Q8_0:
-    case LOOM_TYPE_Q4_K: case LOOM_TYPE_Q5_K: case LOOM_TYPE_Q6_K:
+    case LOOM_TYPE_Q2_K: case LOOM_TYPE_Q3_K: case LOOM_TYPE_Q4_K: case LOOM_TYPE_Q5_K: case LOOM_TYPE_Q6_K:
         return 256 + type;
     default: return -1;
     }
@@ -34,6 +35,8 @@ LOOM_X8_INLINE void stored_values(int type, const void *blk, int c, int16_t q[32
     case LOOM_TYPE_Q4_1: dec_q4_1(blk, c, q, s, b); break;
     case LOOM_TYPE_Q5_0: dec_q5_0(blk, c, q, s, b); break;
     case LOOM_TYPE_Q5_1: dec_q5_1(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q2_K: dec_q2_K(blk, c, q, s, b); break;
+    case LOOM_TYPE_Q3_K: dec_q3_K(blk, c, q, s, b); break;
     case LOOM_TYPE_Q4_K: dec_q4_K(blk, c, q, s, b); break;
     case LOOM_TYPE_Q5_K: dec_q5_K(blk, c, q, s, b); break;
     case LOOM_TYPE_Q6_K: dec_q6_K(blk, c, q, s, b); break;
@@ -49,10 +52,11 @@ LOOM_X8_INLINE void stored_values(int type, const void *blk, int c, int16_t q[32
 static const int nibble_byte[4] = {0, 1, 8, 9};
 static inline int nibble_base(int row, int s) { return 32 * s + 16 * (row / 4) + 2 * (row % 4); }
 
-/// Where the top bit pair of nibble byte i (0-31) of step s lives: byte 16s + i % 16 of the
-/// chunk's qh, at bit 4(i / 16), the low nibble's pair first (loom_block_q6_Kx8).
-static inline int top_byte(int s, int i) { return 16 * s + i % 16; }
-static inline int top_shift(int i) { return 4 * (i / 16); }
+/// Where the bit pairs of nibble byte i (0-31) of step s live in a plane of pairs (Q2_K's and
+/// Q3_K's values, Q6_K's top bits): byte 16s + i % 16, at bit 4(i / 16), the pair of the low
+/// nibble's position first (loom_block_q2_Kx8).
+static inline int plane_byte(int s, int i) { return 16 * s + i % 16; }
+static inline int plane_shift(int i) { return 4 * (i / 16); }
 
 /// Writes row `row`'s stored integers of one chunk into its values `qs` and high bits `qh`
 /// (both zeroed before the first row).
@@ -63,18 +67,61 @@ LOOM_X8_INLINE void place(int T, uint8_t *qs, uint8_t *qh_bytes, int row, const 
     }
     for (int s = 0; s < 4; s++)
         for (int u = 0; u < 4; u++) {
-            const int i = nibble_base(row, s) + nibble_byte[u] - 32 * s;
-            qs[32 * s + i] = (uint8_t)((q[8 * s + u] & 0xF) | (q[8 * s + u + 4] & 0xF) << 4);
+            // Nibble byte i's two positions: column 8s + u (its low nibble) and 8s + u + 4.
+            const int i = nibble_base(row, s) + nibble_byte[u] - 32 * s, lo = q[8 * s + u], hi = q[8 * s + u + 4];
+            if (x8_bits(T) <= 3)
+                qs[plane_byte(s, i)] |= (uint8_t)(((lo & 3) | (hi & 3) << 2) << plane_shift(i));
+            else
+                qs[32 * s + i] = (uint8_t)((lo & 0xF) | (hi & 0xF) << 4);
             if (x8_bits(T) == 6)
-                qh_bytes[top_byte(s, i)] |= (uint8_t)((((q[8 * s + u] >> 4) & 3) | ((q[8 * s + u + 4] >> 4) & 3) << 2) << top_shift(i));
+                qh_bytes[plane_byte(s, i)] |= (uint8_t)((((lo >> 4) & 3) | ((hi >> 4) & 3) << 2) << plane_shift(i));
         }
-    if (x8_bits(T) == 5) {
+    if (x8_qh_bit(T)) {
         uint16_t qh[16];
         memcpy(qh, qh_bytes, sizeof qh);
-        // Branch-free: the fifth bits are random, and a branch on each mispredicts half the time.
+        // Branch-free: the top bits are random, and a branch on each mispredicts half the time.
         for (int col = 0; col < 32; col++)
-            qh[col / 2] |= (uint16_t)(((q[col] >> 4) & 1) << loom_x8_element(row, col));
+            qh[col / 2] |= (uint16_t)(((q[col] >> (x8_bits(T) - 1)) & 1) << loom_x8_element(row, col));
         memcpy(qh_bytes, qh, sizeof qh);
+    }
+}
+
+/// Row r's scales (and mins) of row-major block b into interleaved block o, lane-ordered.
+LOOM_X8_INLINE void place_scales(int T, uint8_t *o, const uint8_t *b, int r) {
+    switch (T) {
+    case LOOM_TYPE_Q2_K_X8: {
+        const loom_block_q2_K *x = (const loom_block_q2_K *)b;
+        loom_block_q2_Kx8 *y = (loom_block_q2_Kx8 *)o;
+        y->d[r] = x->d;
+        y->dmin[r] = x->dmin;
+        for (int j = 0; j < 16; j++) y->scales[j][r] = x->scales[j];
+        break;
+    }
+    case LOOM_TYPE_Q3_K_X8: {
+        const loom_block_q3_K *x = (const loom_block_q3_K *)b;
+        loom_block_q3_Kx8 *y = (loom_block_q3_Kx8 *)o;
+        y->d[r] = x->d;
+        memcpy(y->scales[r], x->scales, sizeof x->scales);
+        break;
+    }
+    case LOOM_TYPE_Q6_K_X8: {
+        const loom_block_q6_K *x = (const loom_block_q6_K *)b;
+        loom_block_q6_Kx8 *y = (loom_block_q6_Kx8 *)o;
+        y->d[r] = x->d;
+        for (int j = 0; j < 16; j++) y->scales[j][r] = x->scales[j];
+        break;
+    }
+    default:
+        // The other blocks start with their f16 scale; Q4_1/Q5_1 follow it with the f16 min,
+        // Q4_K/Q5_K with dmin and the packed scales.
+        memcpy(o + 2 * r, b, 2);
+        if (x8_is_k(T)) {
+            memcpy(o + offsetof(loom_block_q4_Kx8, dmin) + 2 * r, b + 2, 2);
+            memcpy(o + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * r, b + 4, LOOM_K_SCALE_SIZE);
+        } else if (x8_has_min(T)) {
+            memcpy(o + x8_m_offset(T) + 2 * r, b + 2, 2);
+        }
+        break;
     }
 }
 
@@ -92,17 +139,7 @@ LOOM_X8_INLINE void repack_rows(const int T, const void *src, size_t row_bytes, 
             memset(o, 0, xb);
             for (int r = 0; r < 8; r++) {
                 const uint8_t *b = (const uint8_t *)src + (size_t)(8 * g + r) * row_bytes + (size_t)i * bb;
-                // Every block but Q6_K's starts with its f16 scale; Q4_1/Q5_1 follow it with the
-                // f16 min, Q4_K/Q5_K with dmin and the packed scales. Q6_K ends with it.
-                memcpy(o + 2 * r, x8_split(T) ? b + offsetof(loom_block_q6_K, d) : b, 2);
-                if (x8_split(T)) {
-                    for (int j = 0; j < 16; j++) ((loom_block_q6_Kx8 *)o)->scales[j][r] = ((const loom_block_q6_K *)b)->scales[j];
-                } else if (x8_is_k(T)) {
-                    memcpy(o + offsetof(loom_block_q4_Kx8, dmin) + 2 * r, b + 2, 2);
-                    memcpy(o + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * r, b + 4, LOOM_K_SCALE_SIZE);
-                } else if (x8_has_min(T)) {
-                    memcpy(o + x8_m_offset(T) + 2 * r, b + 2, 2);
-                }
+                place_scales(T, o, b, r);
                 for (int c = 0; c < chunks; c++) {
                     int16_t q[32];
                     stored_values(type, b, c, q);
@@ -126,39 +163,62 @@ int loom_repack_x8(int type, const void *src, size_t row_bytes, int64_t n_rows, 
     case LOOM_TYPE_Q4_K_X8: repack_rows(LOOM_TYPE_Q4_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
     case LOOM_TYPE_Q5_K_X8: repack_rows(LOOM_TYPE_Q5_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
     case LOOM_TYPE_Q6_K_X8: repack_rows(LOOM_TYPE_Q6_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q2_K_X8: repack_rows(LOOM_TYPE_Q2_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
+    case LOOM_TYPE_Q3_K_X8: repack_rows(LOOM_TYPE_Q3_K_X8, src, row_bytes, n_rows, n_cols, dst); break;
     default: repack_rows(LOOM_TYPE_Q8_0_X8, src, row_bytes, n_rows, n_cols, dst); break;
     }
     return T;
 }
 
-/// Row `lane`'s chunk c of a group (its 32 values, offset applied) with the scales s of its two
-/// 16-column halves (equal but for Q6_K) and its additive term b, computed as the row-major
-/// decoder computes them.
-static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_t q[32], float s[2], float *b) {
+/// Row `lane`'s chunk c of a group (its 32 values, offset applied) with the scales s and
+/// additive terms b of its two 16-column halves (one of each for both but in the split-scale
+/// K-quants), computed as the row-major decoder computes them.
+static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_t q[32], float s[2], float b[2]) {
     loom_fp16 h;
     const uint8_t *blk = x8_chunk_block(T, group, c);
-    if (x8_split(T)) {
-        const loom_block_q6_Kx8 *x = (const loom_block_q6_Kx8 *)blk;
-        const int i = x8_chunk_in_block(T, c);
+    const int i = x8_chunk_in_block(T, c);
+    b[0] = b[1] = 0.0f;
+    switch (T) {
+    case LOOM_TYPE_Q2_K_X8: {
+        const loom_block_q2_Kx8 *x = (const loom_block_q2_Kx8 *)blk;
+        const float d = loom_fp16_to_fp32(x->d[lane]), dmin = loom_fp16_to_fp32(x->dmin[lane]);
+        for (int half = 0; half < 2; half++) {
+            const uint8_t sc = x->scales[2 * i + half][lane];
+            s[half] = d * (float)(sc & 0xF);
+            b[half] = -(dmin * (float)(sc >> 4));
+        }
+        break;
+    }
+    case LOOM_TYPE_Q3_K_X8: {
+        const loom_block_q3_Kx8 *x = (const loom_block_q3_Kx8 *)blk;
         const float d = loom_fp16_to_fp32(x->d[lane]);
-        s[0] = d * (float)x->scales[2 * i][lane];
-        s[1] = d * (float)x->scales[2 * i + 1][lane];
-        *b = 0.0f;
-    } else if (x8_is_k(T)) {
+        for (int half = 0; half < 2; half++) s[half] = d * (float)(loom_q3k_scale(2 * i + half, x->scales[lane]) - 32);
+        break;
+    }
+    case LOOM_TYPE_Q6_K_X8: {
+        const loom_block_q6_Kx8 *x = (const loom_block_q6_Kx8 *)blk;
+        const float d = loom_fp16_to_fp32(x->d[lane]);
+        for (int half = 0; half < 2; half++) s[half] = d * (float)x->scales[2 * i + half][lane];
+        break;
+    }
+    case LOOM_TYPE_Q4_K_X8:
+    case LOOM_TYPE_Q5_K_X8: {
         uint8_t sc, m;
-        loom_k_scale_min(x8_chunk_in_block(T, c), blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane, &sc, &m);
+        loom_k_scale_min(i, blk + offsetof(loom_block_q4_Kx8, scales) + LOOM_K_SCALE_SIZE * lane, &sc, &m);
         memcpy(&h, blk + 2 * lane, 2);
         s[0] = s[1] = loom_fp16_to_fp32(h) * (float)sc;
         memcpy(&h, blk + offsetof(loom_block_q4_Kx8, dmin) + 2 * lane, 2);
-        *b = -(loom_fp16_to_fp32(h) * (float)m);
-    } else {
+        b[0] = b[1] = -(loom_fp16_to_fp32(h) * (float)m);
+        break;
+    }
+    default:
         memcpy(&h, blk + 2 * lane, 2);
         s[0] = s[1] = loom_fp16_to_fp32(h);
-        *b = 0.0f;
         if (x8_has_min(T)) {
             memcpy(&h, blk + x8_m_offset(T) + 2 * lane, 2);
-            *b = loom_fp16_to_fp32(h);
+            b[0] = b[1] = loom_fp16_to_fp32(h);
         }
+        break;
     }
     const uint8_t *qs = x8_chunk_qs(T, group, c);
     int v[32];
@@ -168,20 +228,26 @@ static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_
         const uint8_t *qh = x8_chunk_qh(T, group, c);
         for (int s4 = 0; s4 < 4; s4++)
             for (int u = 0; u < 4; u++) {
-                const int i = nibble_base(lane, s4) + nibble_byte[u] - 32 * s4;
-                uint8_t byte = qs[32 * s4 + i];
-                v[8 * s4 + u] = byte & 0xF;
-                v[8 * s4 + u + 4] = byte >> 4;
+                const int j = nibble_base(lane, s4) + nibble_byte[u] - 32 * s4;
+                int *lo = &v[8 * s4 + u], *hi = &v[8 * s4 + u + 4];
+                if (x8_bits(T) <= 3) {
+                    const int pairs = qs[plane_byte(s4, j)] >> plane_shift(j);
+                    *lo = pairs & 3;
+                    *hi = (pairs >> 2) & 3;
+                } else {
+                    *lo = qs[32 * s4 + j] & 0xF;
+                    *hi = qs[32 * s4 + j] >> 4;
+                }
                 if (x8_bits(T) == 6) {
-                    const int top = qh[top_byte(s4, i)] >> top_shift(i);
-                    v[8 * s4 + u] |= (top & 3) << 4;
-                    v[8 * s4 + u + 4] |= ((top >> 2) & 3) << 4;
+                    const int top = qh[plane_byte(s4, j)] >> plane_shift(j);
+                    *lo |= (top & 3) << 4;
+                    *hi |= ((top >> 2) & 3) << 4;
                 }
             }
-        if (x8_bits(T) == 5) {
-            uint16_t qh[16];
-            memcpy(qh, x8_chunk_qh(T, group, c), sizeof qh);
-            for (int col = 0; col < 32; col++) v[col] |= ((qh[col / 2] >> loom_x8_element(lane, col)) & 1) << 4;
+        if (x8_qh_bit(T)) {
+            uint16_t bits[16];
+            memcpy(bits, qh, sizeof bits);
+            for (int col = 0; col < 32; col++) v[col] |= ((bits[col / 2] >> loom_x8_element(lane, col)) & 1) << (x8_bits(T) - 1);
         }
     }
     for (int col = 0; col < 32; col++) q[col] = (int16_t)(v[col] - x8_offset(T));
@@ -220,10 +286,10 @@ static void dequantize_lane(int type, const void *w, size_t row_bytes, int64_t n
     const uint8_t *group = (const uint8_t *)w + (size_t)(r / 8) * 8 * row_bytes;
     for (int64_t c = 0; c < n_cols / 32; c++) {
         int16_t q[32];
-        float s[2], b;
-        lane_values(type, group, c, (int)(r % 8), q, s, &b);
+        float s[2], b[2];
+        lane_values(type, group, c, (int)(r % 8), q, s, b);
         // As the row-major reference dequantizes: multiply, then add the term (0 without one).
-        for (int col = 0; col < 32; col++) dst[32 * c + col] = s[col / 16] * (float)q[col] + b;
+        for (int col = 0; col < 32; col++) dst[32 * c + col] = s[col / 16] * (float)q[col] + b[col / 16];
     }
 }
 
@@ -239,17 +305,20 @@ static void product_ref(int T, LOOM_PRODUCT_ARGS) {
                 const int16_t *aq = a.q + 32 * c;
                 for (int lane = 0; lane < 8; lane++) {
                     int16_t q[32];
-                    float s[2], b;
-                    lane_values(T, group, c, lane, q, s, &b);
+                    float s[2], b[2];
+                    lane_values(T, group, c, lane, q, s, b);
                     int32_t isum[2] = {0, 0};
                     for (int col = 0; col < 32; col++) isum[col / 16] += (int32_t)q[col] * aq[col];
                     if (x8_split(T)) {
-                        f[lane] = fmaf((float)isum[0], s[0] * a.d[c], f[lane]);
-                        f[lane] = fmaf((float)isum[1], s[1] * a.d[c], f[lane]);
+                        // Each half in turn: its scaled sum, then its term with the half's Σx.
+                        for (int half = 0; half < 2; half++) {
+                            f[lane] = fmaf((float)isum[half], s[half] * a.d[c], f[lane]);
+                            if (x8_has_min(T)) f[lane] = fmaf(b[half], a.sum16[2 * c + half], f[lane]);
+                        }
                     } else {
                         f[lane] = fmaf((float)(isum[0] + isum[1]), s[0] * a.d[c], f[lane]);
+                        if (x8_has_min(T)) f[lane] = fmaf(b[0], a.sum32[c], f[lane]);
                     }
-                    if (x8_has_min(T)) f[lane] = fmaf(b, a.sum32[c], f[lane]);
                 }
             }
             for (int lane = 0; lane < 8; lane++) {
@@ -275,3 +344,5 @@ X8_REF(q8_0x8, LOOM_TYPE_Q8_0_X8)
 X8_REF(q4_Kx8, LOOM_TYPE_Q4_K_X8)
 X8_REF(q5_Kx8, LOOM_TYPE_Q5_K_X8)
 X8_REF(q6_Kx8, LOOM_TYPE_Q6_K_X8)
+X8_REF(q2_Kx8, LOOM_TYPE_Q2_K_X8)
+X8_REF(q3_Kx8, LOOM_TYPE_Q3_K_X8)

@@ -25,29 +25,29 @@
 #define X8_PREFETCH_AHEAD 4096
 
 #ifdef X8_WIDE
-/// Thirty-two int16 nibbles with their fifth bits and the format's offset. On the AVX-512 tiers
-/// the fifth bits are a lane mask as they stand, and one masked add applies them: 16 where a bit
-/// is set (Q5_1, Q5_K), or for Q5_0, whose values are q - 16, minus 16 where it is clear, which
-/// is the fifth bit and the offset at once.
+/// Thirty-two int16 values with their top bits (one per value in qh) and the format's offset.
+/// On the AVX-512 tiers the top bits are a lane mask as they stand, and one masked add applies
+/// them: 16 where a bit is set (Q5_1, Q5_K), or for Q5_0, whose values are q - 16, minus 16
+/// where it is clear, which is the fifth bit and the offset at once (Q3_K: 4 and q - 4).
 X8_INLINE __m512i x8_fifth32(const int T, __m512i v, uint32_t bits) {
-    const __m512i sixteen = _mm512_set1_epi16(16);
-    return x8_offset(T) ? _mm512_mask_sub_epi16(v, (__mmask32)~bits, v, sixteen) : _mm512_mask_add_epi16(v, (__mmask32)bits, v, sixteen);
+    const __m512i top = _mm512_set1_epi16((short)(1 << (x8_bits(T) - 1)));
+    return x8_offset(T) ? _mm512_mask_sub_epi16(v, (__mmask32)~bits, v, top) : _mm512_mask_add_epi16(v, (__mmask32)bits, v, top);
 }
 #endif
 
-/// The fifth bits of 32 nibble bytes as bytes of 0 or 16, `bits` being the two 16-bit words of
+/// The top bits of 32 bytes as bytes of 0 or `value`, `bits` being the two 16-bit words of
 /// the vectors those bytes widen into: unpacklo takes bytes 0-7 and 16-23 (the first word's
 /// bits 0-7 and 8-15), unpackhi bytes 8-15 and 24-31 (the second word's). One shuffle puts each
 /// byte's source byte of `bits` in place, so a step's fifth bits cost two of these, not four
 /// 16-lane broadcasts and compares.
-X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits) {
+X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits, char value) {
     const __m256i source = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2,
                                             1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3);
     const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
     int32_t word;
     memcpy(&word, bits, sizeof word);
     const __m256i spread = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), source), bit);
-    return _mm256_and_si256(_mm256_cmpeq_epi8(spread, bit), _mm256_set1_epi8(16));
+    return _mm256_and_si256(_mm256_cmpeq_epi8(spread, bit), _mm256_set1_epi8(value));
 }
 
 /// Step s's top bit pairs (Q6_K) beside its 32 nibble bytes: byte i holds nibble byte i's pairs
@@ -59,9 +59,16 @@ X8_INLINE __m256i x8_top_bytes(const uint8_t *qh, int s) {
 }
 
 /// Step s's 32 nibble bytes split into low and high nibbles, each a byte, with the top bit
-/// pairs of the 6-bit format put on as bits 4-5. The shifts are 16-bit, so bits cross into the
-/// neighbouring byte, and the masks keep only each byte's own.
+/// pairs of the 6-bit format put on as bits 4-5; for the 2- and 3-bit formats, the bit pairs of
+/// the same positions. The shifts are 16-bit, so bits cross into the neighbouring byte, and the
+/// masks keep only each byte's own.
 X8_INLINE void x8_nibble_bytes(const int T, const uint8_t *qs, const uint8_t *qh, int s, __m256i *lo, __m256i *hi) {
+    if (x8_bits(T) <= 3) {
+        const __m256i pairs = x8_top_bytes(qs, s), three = _mm256_set1_epi8(3);
+        *lo = _mm256_and_si256(pairs, three);
+        *hi = _mm256_and_si256(_mm256_srli_epi16(pairs, 2), three);
+        return;
+    }
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s));
     *lo = _mm256_and_si256(raw, low4);
@@ -82,9 +89,10 @@ X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes
     const __m256i zero = _mm256_setzero_si256();
     __m256i lo, hi;
     x8_nibble_bytes(T, qs, qh_bytes, s, &lo, &hi);
-    if (x8_bits(T) == 5) {
-        lo = _mm256_or_si256(lo, x8_fifth_bytes(qh_bytes + 8 * s));
-        hi = _mm256_or_si256(hi, x8_fifth_bytes(qh_bytes + 8 * s + 4));
+    if (x8_qh_bit(T)) {
+        const char top = (char)(1 << (x8_bits(T) - 1));
+        lo = _mm256_or_si256(lo, x8_fifth_bytes(qh_bytes + 8 * s, top));
+        hi = _mm256_or_si256(hi, x8_fifth_bytes(qh_bytes + 8 * s + 4, top));
     }
     v[0] = _mm256_unpacklo_epi8(lo, zero);
     v[1] = _mm256_unpackhi_epi8(lo, zero);
@@ -92,6 +100,25 @@ X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes
     v[3] = _mm256_unpackhi_epi8(hi, zero);
     if (x8_offset(T))
         for (int t = 0; t < 4; t++) v[t] = _mm256_sub_epi16(v[t], _mm256_set1_epi16((short)x8_offset(T)));
+}
+
+/// Eight rows of sixteen bytes (r[lane]) as sixteen chunk-major rows of eight: sm[i][lane].
+X8_INLINE void x8_transpose_8x16(const __m128i r[8], uint8_t sm[16][8]) {
+    __m128i u[8], v[8];
+    for (int i = 0; i < 4; i++) {
+        u[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        u[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        v[4 * h + 0] = _mm_unpacklo_epi16(u[4 * h + 0], u[4 * h + 2]);
+        v[4 * h + 1] = _mm_unpackhi_epi16(u[4 * h + 0], u[4 * h + 2]);
+        v[4 * h + 2] = _mm_unpacklo_epi16(u[4 * h + 1], u[4 * h + 3]);
+        v[4 * h + 3] = _mm_unpackhi_epi16(u[4 * h + 1], u[4 * h + 3]);
+    }
+    for (int j = 0; j < 4; j++) {
+        _mm_storeu_si128((__m128i *)sm[4 * j], _mm_unpacklo_epi32(v[j], v[4 + j]));
+        _mm_storeu_si128((__m128i *)sm[4 * j + 2], _mm_unpackhi_epi32(v[j], v[4 + j]));
+    }
 }
 
 /// A K-quant super-block's 6-bit scales and mins for its eight rows, chunk-major as bytes:
@@ -117,22 +144,28 @@ X8_INLINE void x8_k_scales(const uint8_t *blk, uint8_t sm[16][8]) {
         const __m128i t = _mm_and_si128(_mm_srli_epi16(_mm_shuffle_epi8(b, tops), 2), top2);
         r[lane] = _mm_or_si128(_mm_or_si128(_mm_and_si128(a, low), _mm_and_si128(_mm_srli_epi16(a, 4), high)), t);
     }
-    // Transpose: value i of every row into sm[i].
-    __m128i u[8], v[8];
-    for (int i = 0; i < 4; i++) {
-        u[2 * i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
-        u[2 * i + 1] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    x8_transpose_8x16(r, sm);
+}
+
+/// Q3_K's sixteen 6-bit scales of each of the eight rows, chunk-major as bytes (sm[j][lane]: row
+/// `lane`'s scale of sub-block j, stored + 32): per row, four 32-bit words of masks and shifts,
+/// as loom_q3k_scale reads them, then x8_k_scales' transpose.
+X8_INLINE void x8_q3k_scales(const uint8_t *blk, uint8_t sm[16][8]) {
+    const uint32_t m4 = 0x0F0F0F0Fu, m2 = 0x03030303u;
+    __m128i r[8];
+    for (int lane = 0; lane < 8; lane++) {
+        const uint8_t *p = ((const loom_block_q3_Kx8 *)blk)->scales[lane];
+        uint32_t a0, a1, hb;
+        memcpy(&a0, p, 4);
+        memcpy(&a1, p + 4, 4);
+        memcpy(&hb, p + 8, 4);
+        // Scales 0-3, 4-7, 8-11, 12-15: low nibbles of bytes 0-3, 4-7, then their high nibbles;
+        // top pairs from bits 0-1, 2-3, 4-5, 6-7 of bytes 8-11.
+        r[lane] = _mm_setr_epi32((int)((a0 & m4) | (hb & m2) << 4), (int)((a1 & m4) | ((hb >> 2) & m2) << 4),
+                                 (int)(((a0 >> 4) & m4) | ((hb >> 4) & m2) << 4),
+                                 (int)(((a1 >> 4) & m4) | ((hb >> 6) & m2) << 4));
     }
-    for (int h = 0; h < 2; h++) {
-        v[4 * h + 0] = _mm_unpacklo_epi16(u[4 * h + 0], u[4 * h + 2]);
-        v[4 * h + 1] = _mm_unpackhi_epi16(u[4 * h + 0], u[4 * h + 2]);
-        v[4 * h + 2] = _mm_unpacklo_epi16(u[4 * h + 1], u[4 * h + 3]);
-        v[4 * h + 3] = _mm_unpackhi_epi16(u[4 * h + 1], u[4 * h + 3]);
-    }
-    for (int j = 0; j < 4; j++) {
-        _mm_storeu_si128((__m128i *)sm[4 * j], _mm_unpacklo_epi32(v[j], v[4 + j]));
-        _mm_storeu_si128((__m128i *)sm[4 * j + 2], _mm_unpackhi_epi32(v[j], v[4 + j]));
-    }
+    x8_transpose_8x16(r, sm);
 }
 
 /// Eight bytes as eight float lanes.
@@ -152,21 +185,44 @@ X8_INLINE __m256 x8_sbytes_ps(const int8_t *p) {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
 }
 
-/// Chunk c's per-row scales s[h] of its 16-column halves (one scale for both but in Q6_K) and
-/// additive term b (weight = s*q + b), as the row-major decoders compute them.
-X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_k_state *k, __m256 s[2], __m256 *b) {
-    *b = _mm256_setzero_ps();
+/// Chunk c's per-row scales s[h] and additive terms b[h] of its 16-column halves (weight =
+/// s*q + b; one of each for both halves but in the split-scale K-quants), as the row-major
+/// decoders compute them.
+X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_k_state *k, __m256 s[2], __m256 b[2]) {
+    const __m256 minus = _mm256_set1_ps(-0.0f);
     const uint8_t *blk = x8_chunk_block(T, group, c);
-    if (x8_split(T)) {
-        const loom_block_q6_Kx8 *x = (const loom_block_q6_Kx8 *)blk;
-        const int i = x8_chunk_in_block(T, c);
+    const int i = x8_chunk_in_block(T, c);
+    b[0] = b[1] = _mm256_setzero_ps();
+    switch (T) {
+    case LOOM_TYPE_Q2_K_X8: {
+        // sc | m << 4 per sub-block: s = d·sc, b = -(dmin·m).
+        const loom_block_q2_Kx8 *x = (const loom_block_q2_Kx8 *)blk;
         const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x->d));
-        s[0] = _mm256_mul_ps(d, x8_sbytes_ps(x->scales[2 * i]));
-        s[1] = _mm256_mul_ps(d, x8_sbytes_ps(x->scales[2 * i + 1]));
+        const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x->dmin));
+        for (int h = 0; h < 2; h++) {
+            const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)x->scales[2 * i + h]));
+            s[h] = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(0xF))));
+            b[h] = _mm256_xor_ps(_mm256_mul_ps(dmin, _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4))), minus);
+        }
         return;
     }
-    if (x8_is_k(T)) {
-        const int i = x8_chunk_in_block(T, c);
+    case LOOM_TYPE_Q3_K_X8: {
+        if (i == 0) {
+            x8_q3k_scales(blk, k->sm);
+            k->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        }
+        const __m256 off = _mm256_set1_ps(32.0f);
+        for (int h = 0; h < 2; h++) s[h] = _mm256_mul_ps(k->d, _mm256_sub_ps(x8_bytes_ps(k->sm[2 * i + h]), off));
+        return;
+    }
+    case LOOM_TYPE_Q6_K_X8: {
+        const loom_block_q6_Kx8 *x = (const loom_block_q6_Kx8 *)blk;
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x->d));
+        for (int h = 0; h < 2; h++) s[h] = _mm256_mul_ps(d, x8_sbytes_ps(x->scales[2 * i + h]));
+        return;
+    }
+    case LOOM_TYPE_Q4_K_X8:
+    case LOOM_TYPE_Q5_K_X8:
         if (i == 0) {
             x8_k_scales(blk, k->sm);
             k->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
@@ -174,12 +230,15 @@ X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_
         }
         s[0] = _mm256_mul_ps(k->d, x8_bytes_ps(k->sm[i]));
         // -(dmin*m), as the row-major decoder: the negation is exact.
-        *b = _mm256_xor_ps(_mm256_mul_ps(k->dmin, x8_bytes_ps(k->sm[8 + i])), _mm256_set1_ps(-0.0f));
-    } else {
+        b[0] = _mm256_xor_ps(_mm256_mul_ps(k->dmin, x8_bytes_ps(k->sm[8 + i])), minus);
+        break;
+    default:
         s[0] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        if (x8_has_min(T)) *b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
+        if (x8_has_min(T)) b[0] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + x8_m_offset(T))));
+        break;
     }
     s[1] = s[0];
+    b[1] = b[0];
 }
 
 /// Chunk c of a group as both group loops start it: returns its values (and in *qh its high
@@ -187,7 +246,7 @@ X8_INLINE void x8_chunk_scales(const int T, const uint8_t *group, int64_t c, x8_
 /// chunk's share of its block are prefetched (a block's chunks together ask for every line of
 /// it, wherever in the block their fields lie).
 X8_INLINE const uint8_t *x8_chunk_begin(const int T, const uint8_t *group, int64_t c, size_t ahead, x8_k_state *k,
-                                        __m256 s[2], __m256 *b, const uint8_t **qh) {
+                                        __m256 s[2], __m256 b[2], const uint8_t **qh) {
     const uint8_t *qs = x8_chunk_qs(T, group, c);
     if (ahead) {
         const size_t chunk_bytes = x8_block_bytes(T) / (size_t)(x8_block_cols(T) / 32);
@@ -219,12 +278,20 @@ X8_INLINE __m256i x8_dot_bcast(__m256i acc, __m256i w, const int16_t *a) {
     return acc;
 }
 
-/// A chunk's integer sums of one activation row into its float accumulators: out += sums ·
-/// (s·d_x), then + b·Σx for the formats with an additive term.
-X8_INLINE void x8_chunk_end(const int T, __m256i acc, __m256 s, __m256 b, const loom_a16 *a, int64_t c, float out[8]) {
+/// The activation sum the additive term of half h of chunk c multiplies: the half's own for the
+/// split-scale formats, the chunk's for the others.
+X8_INLINE float x8_term_sum(const int T, const loom_a16 *a, int64_t c, int h) {
+    return x8_split(T) ? a->sum16[2 * c + h] : a->sum32[c];
+}
+
+/// Half h of a chunk's integer sums of one activation row (the whole chunk's, but for the
+/// split-scale formats) into its float accumulators: out += sums · (s_h·d_x), then + b_h·Σx
+/// for the formats with an additive term.
+X8_INLINE void x8_chunk_end(const int T, __m256i acc, const __m256 s[2], const __m256 b[2], int h, const loom_a16 *a,
+                            int64_t c, float out[8]) {
     __m256 f = _mm256_load_ps(out);
-    f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), _mm256_mul_ps(s, _mm256_set1_ps(a->d[c])), f);
-    if (x8_has_min(T)) f = _mm256_fmadd_ps(b, _mm256_set1_ps(a->sum32[c]), f);
+    f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), _mm256_mul_ps(s[h], _mm256_set1_ps(a->d[c])), f);
+    if (x8_has_min(T)) f = _mm256_fmadd_ps(b[h], _mm256_set1_ps(x8_term_sum(T, a, c, h)), f);
     _mm256_store_ps(out, f);
 }
 
@@ -239,8 +306,8 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
     for (int k = 0; k < NB; k++) _mm256_store_ps(out[k], _mm256_setzero_ps());
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 s[2], b;
-        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, &b, &qh);
+        __m256 s[2], b[2];
+        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, b, &qh);
         __m256i acc[X8_ROWS];
         X8_UNROLL
         for (int k = 0; k < NB; k++) acc[k] = _mm256_setzero_si256();
@@ -250,7 +317,7 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
             if (x8_split(T) && s4 == 2) {
                 X8_UNROLL
                 for (int k = 0; k < NB; k++) {
-                    x8_chunk_end(T, acc[k], s[0], b, a + k, c, out[k]);
+                    x8_chunk_end(T, acc[k], s, b, 0, a + k, c, out[k]);
                     acc[k] = _mm256_setzero_si256();
                 }
             }
@@ -275,7 +342,7 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
             }
         }
         X8_UNROLL
-        for (int k = 0; k < NB; k++) x8_chunk_end(T, acc[k], s[1], b, a + k, c, out[k]);
+        for (int k = 0; k < NB; k++) x8_chunk_end(T, acc[k], s, b, x8_split(T), a + k, c, out[k]);
     }
 }
 
@@ -313,7 +380,7 @@ X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh,
         __m256i lo8, hi8;
         x8_nibble_bytes(T, qs, qh, s4, &lo8, &hi8);
         __m512i lo = _mm512_cvtepu8_epi16(lo8), hi = _mm512_cvtepu8_epi16(hi8);
-        if (x8_bits(T) == 5) {
+        if (x8_qh_bit(T)) {
             // The fifth bits go on before the permute: byte j of a nibble vector is x8_decode's
             // lane j of vector 0 (j < 8), j - 8 of vector 1 (j < 16), j - 8 of vector 0 (j < 24)
             // or j - 16 of vector 1, so its bit is the bit of the two vectors' masks that
@@ -329,7 +396,7 @@ X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh,
         *w01 = _mm512_permutexvar_epi32(order, lo);
         *w23 = _mm512_permutexvar_epi32(order, hi);
     }
-    if (x8_offset(T) && x8_bits(T) != 5) {
+    if (x8_offset(T) && !x8_qh_bit(T)) {
         const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
         *w01 = _mm512_sub_epi16(*w01, offset);
         *w23 = _mm512_sub_epi16(*w23, offset);
@@ -363,9 +430,8 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
     for (int k = 0; k < NB; k += 2) f[k / 2] = _mm512_setzero_ps();
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 s[2], b;
-        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, &b, &qh);
-        const __m512 s2 = x8_halves(s[1], s[1]), b2 = x8_halves(b, b);
+        __m256 s[2], b[2];
+        const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, b, &qh);
         // The chunk's weights widened once (eight vectors), then the activation rows pair by pair.
         __m512i wv[8];
         for (int s4 = 0; s4 < 4; s4++) x8_decode_wide(T, qs, qh, s4, &wv[2 * s4], &wv[2 * s4 + 1]);
@@ -395,15 +461,16 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
             }
             const float d1 = pair ? a[k + 1].d[c] : 0.0f;
             const __m512 d = x8_pair_of(a[k].d[c], d1);
-            if (x8_split(T)) {
-                const __m512 firsts = _mm512_cvtepi32_ps(x8_wide_rows2(first[0], first[1]));
-                f[k / 2] = _mm512_fmadd_ps(firsts, _mm512_mul_ps(x8_halves(s[0], s[0]), d), f[k / 2]);
-            }
-            const __m512 sums = _mm512_cvtepi32_ps(x8_wide_rows2(acc[0], acc[1]));
-            f[k / 2] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s2, d), f[k / 2]);
-            if (x8_has_min(T)) {
-                const float m1 = pair ? a[k + 1].sum32[c] : 0.0f;
-                f[k / 2] = _mm512_fmadd_ps(b2, x8_pair_of(a[k].sum32[c], m1), f[k / 2]);
+            // Half by half for the split-scale formats (first, then acc), else once (acc).
+            X8_UNROLL
+            for (int h = !x8_split(T); h < 2; h++) {
+                const __m512 sums = _mm512_cvtepi32_ps(h ? x8_wide_rows2(acc[0], acc[1]) : x8_wide_rows2(first[0], first[1]));
+                f[k / 2] = _mm512_fmadd_ps(sums, _mm512_mul_ps(x8_halves(s[h], s[h]), d), f[k / 2]);
+                if (x8_has_min(T)) {
+                    const int half = x8_split(T) ? h : 0;
+                    const float m1 = pair ? x8_term_sum(T, a + k + 1, c, half) : 0.0f;
+                    f[k / 2] = _mm512_fmadd_ps(x8_halves(b[h], b[h]), x8_pair_of(x8_term_sum(T, a + k, c, half), m1), f[k / 2]);
+                }
             }
         }
     }
@@ -450,10 +517,21 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
     // 24-31 rows 4-7's. With the two groups' steps side by side, every 128-bit lane widens
     // four rows of one pair in place: unpacklo gives pair 0 of all sixteen rows in row
     // order, unpackhi pair 1, and the high nibbles pairs 2 and 3, with no shuffle across lanes.
-    const __m512i low4 = _mm512_set1_epi8(0x0F), zero = _mm512_setzero_si512();
-    const __m512i raw = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qa + 32 * s4))),
-                                           _mm256_loadu_si256((const __m256i *)(qb + 32 * s4)), 1);
-    __m512i lo = _mm512_and_si512(raw, low4), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
+    // The 2- and 3-bit formats' bit pairs stand at the same positions (x8_nibble_bytes).
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i lo, hi;
+    if (x8_bits(T) <= 3) {
+        const __m512i pairs = _mm512_inserti64x4(_mm512_castsi256_si512(x8_top_bytes(qa, s4)), x8_top_bytes(qb, s4), 1);
+        const __m512i three = _mm512_set1_epi8(3);
+        lo = _mm512_and_si512(pairs, three);
+        hi = _mm512_and_si512(_mm512_srli_epi16(pairs, 2), three);
+    } else {
+        const __m512i low4 = _mm512_set1_epi8(0x0F);
+        const __m512i raw = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qa + 32 * s4))),
+                                               _mm256_loadu_si256((const __m256i *)(qb + 32 * s4)), 1);
+        lo = _mm512_and_si512(raw, low4);
+        hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
+    }
     if (x8_bits(T) == 6) {
         const __m512i top = _mm512_inserti64x4(_mm512_castsi256_si512(x8_top_bytes(ha, s4)), x8_top_bytes(hb, s4), 1);
         const __m512i pair = _mm512_set1_epi8(0x30);
@@ -464,7 +542,7 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
     w[1] = _mm512_unpackhi_epi8(lo, zero);
     w[2] = _mm512_unpacklo_epi8(hi, zero);
     w[3] = _mm512_unpackhi_epi8(hi, zero);
-    if (x8_bits(T) == 5) {
+    if (x8_qh_bit(T)) {
         // Vector t's low 16 lanes are x8_decode's vector t of the first group, its high 16
         // the second's: their masks side by side (and the offset with them).
         uint16_t qa_h[4], qb_h[4];
@@ -486,10 +564,10 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
     for (int k = 0; k < NB; k++) f[k] = _mm512_setzero_ps();
     x8_k_state ka, kb;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 sa[2], ba, sb[2], bb;
+        __m256 sa[2], ba[2], sb[2], bb[2];
         const uint8_t *ha, *hb;
-        const uint8_t *qa = x8_chunk_begin(T, ga, c, ahead, &ka, sa, &ba, &ha);
-        const uint8_t *qb = x8_chunk_begin(T, gb, c, ahead, &kb, sb, &bb, &hb);
+        const uint8_t *qa = x8_chunk_begin(T, ga, c, ahead, &ka, sa, ba, &ha);
+        const uint8_t *qb = x8_chunk_begin(T, gb, c, ahead, &kb, sb, bb, &hb);
         // Even and odd pairs in two accumulators per row, so the dependency chains are short.
         __m512i even[X8_ROWS], odd[X8_ROWS];
         X8_UNROLL
@@ -498,11 +576,12 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
         for (int s4 = 0; s4 < 4; s4++) {
             // A split-scale chunk's first half (steps 0 and 1) goes into the floats on its own.
             if (x8_split(T) && s4 == 2) {
-                const __m512 s0 = x8_halves(sa[0], sb[0]);
+                const __m512 s0 = x8_halves(sa[0], sb[0]), b0 = x8_halves(ba[0], bb[0]);
                 X8_UNROLL
                 for (int k = 0; k < NB; k++) {
                     const __m512 sums = _mm512_cvtepi32_ps(_mm512_add_epi32(even[k], odd[k]));
                     f[k] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s0, _mm512_set1_ps(a[k].d[c])), f[k]);
+                    if (x8_has_min(T)) f[k] = _mm512_fmadd_ps(b0, _mm512_set1_ps(x8_term_sum(T, a + k, c, 0)), f[k]);
                     even[k] = odd[k] = _mm512_setzero_si512();
                 }
             }
@@ -517,12 +596,13 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
                 odd[k] = x8_dot512_bcast(odd[k], w[3], q + 6);
             }
         }
-        const __m512 s = x8_halves(sa[1], sb[1]), b = x8_halves(ba, bb);
+        const int h = x8_split(T);
+        const __m512 s = x8_halves(sa[h], sb[h]), b = x8_halves(ba[h], bb[h]);
         X8_UNROLL
         for (int k = 0; k < NB; k++) {
             const __m512 sums = _mm512_cvtepi32_ps(_mm512_add_epi32(even[k], odd[k]));
             f[k] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s, _mm512_set1_ps(a[k].d[c])), f[k]);
-            if (x8_has_min(T)) f[k] = _mm512_fmadd_ps(b, _mm512_set1_ps(a[k].sum32[c]), f[k]);
+            if (x8_has_min(T)) f[k] = _mm512_fmadd_ps(b, _mm512_set1_ps(x8_term_sum(T, a + k, c, h)), f[k]);
         }
     }
     X8_UNROLL
@@ -552,12 +632,13 @@ X8_INLINE void x8_transpose8(__m256i r[8]) {
 X8_INLINE void x8_dequantize_group(const int T, const uint8_t *group, int64_t nchunks, float *dst, int64_t ldd) {
     x8_k_state kstate;
     for (int64_t c = 0; c < nchunks; c++) {
-        __m256 s[2], b;
-        x8_chunk_scales(T, group, c, &kstate, s, &b);
-        float sv[2][8], bv[8];
-        _mm256_storeu_ps(sv[0], s[0]);
-        _mm256_storeu_ps(sv[1], s[1]);
-        _mm256_storeu_ps(bv, b);
+        __m256 s[2], b[2];
+        x8_chunk_scales(T, group, c, &kstate, s, b);
+        float sv[2][8], bv[2][8];
+        for (int h = 0; h < 2; h++) {
+            _mm256_storeu_ps(sv[h], s[h]);
+            _mm256_storeu_ps(bv[h], b[h]);
+        }
         const uint8_t *qs = x8_chunk_qs(T, group, c);
         const uint8_t *qh = x8_has_qh(T) ? x8_chunk_qh(T, group, c) : qs;
         __m256i v[16];
@@ -565,11 +646,10 @@ X8_INLINE void x8_dequantize_group(const int T, const uint8_t *group, int64_t nc
         x8_transpose8(v);
         x8_transpose8(v + 8);
         for (int r = 0; r < 8; r++) {
-            const __m256 vb = _mm256_set1_ps(bv[r]);
             float *o = dst + r * ldd + 32 * c;
             // Half h holds columns 16h…16h+15 (v[8h + r] after the transposes).
             for (int h = 0; h < 2; h++) {
-                const __m256 vs = _mm256_set1_ps(sv[h][r]);
+                const __m256 vs = _mm256_set1_ps(sv[h][r]), vb = _mm256_set1_ps(bv[h][r]);
                 const __m256i q16 = v[8 * h + r];
                 __m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(q16)));
                 __m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(q16, 1)));
@@ -702,6 +782,8 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
             case LOOM_TYPE_Q8_0_X8: x8_dequantize_group(LOOM_TYPE_Q8_0_X8, group, n_cols / 32, o, n_cols); break; \
             case LOOM_TYPE_Q4_K_X8: x8_dequantize_group(LOOM_TYPE_Q4_K_X8, group, n_cols / 32, o, n_cols); break; \
             case LOOM_TYPE_Q6_K_X8: x8_dequantize_group(LOOM_TYPE_Q6_K_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q2_K_X8: x8_dequantize_group(LOOM_TYPE_Q2_K_X8, group, n_cols / 32, o, n_cols); break; \
+            case LOOM_TYPE_Q3_K_X8: x8_dequantize_group(LOOM_TYPE_Q3_K_X8, group, n_cols / 32, o, n_cols); break; \
             default: x8_dequantize_group(LOOM_TYPE_Q5_K_X8, group, n_cols / 32, o, n_cols); break; \
             }                                                                                       \
         }                                                                                           \
@@ -715,4 +797,6 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     X8_EXPORT(q8_0x8, LOOM_TYPE_Q8_0_X8, tier, target_string)                                      \
     X8_EXPORT(q4_Kx8, LOOM_TYPE_Q4_K_X8, tier, target_string)                                      \
     X8_EXPORT(q5_Kx8, LOOM_TYPE_Q5_K_X8, tier, target_string)                                      \
-    X8_EXPORT(q6_Kx8, LOOM_TYPE_Q6_K_X8, tier, target_string)
+    X8_EXPORT(q6_Kx8, LOOM_TYPE_Q6_K_X8, tier, target_string)                                      \
+    X8_EXPORT(q2_Kx8, LOOM_TYPE_Q2_K_X8, tier, target_string)                                      \
+    X8_EXPORT(q3_Kx8, LOOM_TYPE_Q3_K_X8, tier, target_string)

@@ -5,8 +5,9 @@ import Testing
 /// bit-identical at every tier and for every batch size, and refusals for what the layout
 /// cannot hold.
 @Suite struct InterleavedProductTests {
-    /// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K: every format with an interleaved layout.
-    static let formats = Array(QuantCase.all[3...7]) + Array(QuantCase.all[11...13])
+    /// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K: every format with an
+    /// interleaved layout.
+    static let formats = Array(QuantCase.all[3...7]) + Array(QuantCase.all[9...13])
 
     /// `legacy` columns for the 32-element formats, whole super-blocks for the K-quants.
     static func columns(_ c: QuantCase, _ legacy: Int) -> Int {
@@ -218,7 +219,7 @@ import Testing
         #expect(loom_repack_x8(Self.q4_1.type, w, rowBytes, 8, 48, &out) == -1)        // not whole blocks
         #expect(loom_repack_x8(Int32(LOOM_TYPE_Q8_K.rawValue), w, rowBytes, 8, 64, &out) == -1)
         #expect(out.allSatisfy { $0 == 0xAB })
-        #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q3_K.rawValue)) == -1)
+        #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q8_1.rawValue)) == -1)
         #expect(loom_repack_x8_type(Int32(LOOM_TYPE_Q8_K.rawValue)) == -1)
         // A file cannot declare the layouts, and a single row of one cannot be dequantized alone.
         let x8 = Int32(LOOM_TYPE_Q4_1_X8.rawValue)

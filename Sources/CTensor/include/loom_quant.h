@@ -44,6 +44,8 @@ typedef enum loom_type {
     LOOM_TYPE_Q5_1_X8 = 256 + 7,
     LOOM_TYPE_Q8_0_X8 = 256 + 8,
     LOOM_TYPE_Q4_K_X8 = 256 + 12,
+    LOOM_TYPE_Q2_K_X8 = 256 + 10,
+    LOOM_TYPE_Q3_K_X8 = 256 + 11,
     LOOM_TYPE_Q5_K_X8 = 256 + 13,
     LOOM_TYPE_Q6_K_X8 = 256 + 14,
 } loom_type;
