@@ -80,8 +80,9 @@ X8_INLINE void x8_nibble_bytes(const int T, const uint8_t *qs, const uint8_t *qh
     }
 }
 
-/// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied.
-X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes, int s, __m256i v[4]) {
+/// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied
+/// unless `fold` (x8_fold).
+X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes, int s, __m256i v[4], const int fold) {
     if (x8_bits(T) == 8) {
         for (int t = 0; t < 4; t++) v[t] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16 * (4 * s + t))));
         return;
@@ -98,7 +99,7 @@ X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes
     v[1] = _mm256_unpackhi_epi8(lo, zero);
     v[2] = _mm256_unpacklo_epi8(hi, zero);
     v[3] = _mm256_unpackhi_epi8(hi, zero);
-    if (x8_offset(T))
+    if (x8_offset(T) && !fold)
         for (int t = 0; t < 4; t++) v[t] = _mm256_sub_epi16(v[t], _mm256_set1_epi16((short)x8_offset(T)));
 }
 
@@ -278,6 +279,21 @@ X8_INLINE __m256i x8_dot_bcast(__m256i acc, __m256i w, const int16_t *a) {
     return acc;
 }
 
+/// True when a pass over NB activation rows leaves the format's offset out of the weights and
+/// takes it from the rows' integer sums instead (Σ(q - o)·x = Σq·x - o·Σx, exact in int32):
+/// one correction per row and chunk (or half) against one subtraction per weight vector, so for
+/// one or two rows. The 512-bit decoders (`wide`) of the formats with a top bit in qh apply the
+/// offset with that bit, at no cost.
+X8_INLINE int x8_fold(const int T, const int NB, const int wide) {
+    return x8_offset(T) && NB <= 2 && !(wide && x8_qh_bit(T));
+}
+
+/// o·Σx over half h of chunk c (the whole chunk's, but for the split-scale formats): what a
+/// folded offset takes from the integer sums.
+X8_INLINE int32_t x8_offset_sum(const int T, const loom_a16 *a, int64_t c, int h) {
+    return x8_offset(T) * (int32_t)(x8_split(T) ? a->qsum16[2 * c + h] : a->qsum32[c]);
+}
+
 /// The activation sum the additive term of half h of chunk c multiplies: the half's own for the
 /// split-scale formats, the chunk's for the others.
 X8_INLINE float x8_term_sum(const int T, const loom_a16 *a, int64_t c, int h) {
@@ -305,6 +321,7 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
     X8_UNROLL
     for (int k = 0; k < NB; k++) _mm256_store_ps(out[k], _mm256_setzero_ps());
     x8_k_state kstate;
+    const int fold = x8_fold(T, NB, 0);
     for (int64_t c = 0; c < nchunks; c++) {
         __m256 s[2], b[2];
         const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, b, &qh);
@@ -317,12 +334,13 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
             if (x8_split(T) && s4 == 2) {
                 X8_UNROLL
                 for (int k = 0; k < NB; k++) {
-                    x8_chunk_end(T, acc[k], s, b, 0, a + k, c, out[k]);
+                    x8_chunk_end(T, fold ? _mm256_sub_epi32(acc[k], _mm256_set1_epi32(x8_offset_sum(T, a + k, c, 0))) : acc[k],
+                                 s, b, 0, a + k, c, out[k]);
                     acc[k] = _mm256_setzero_si256();
                 }
             }
             __m256i v[4];
-            x8_decode(T, qs, qh, s4, v);
+            x8_decode(T, qs, qh, s4, v, fold);
             X8_UNROLL
             for (int t = 0; t < 4; t++) {
                 X8_UNROLL
@@ -342,7 +360,11 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
             }
         }
         X8_UNROLL
-        for (int k = 0; k < NB; k++) x8_chunk_end(T, acc[k], s, b, x8_split(T), a + k, c, out[k]);
+        for (int k = 0; k < NB; k++) {
+            const int h = x8_split(T);
+            x8_chunk_end(T, fold ? _mm256_sub_epi32(acc[k], _mm256_set1_epi32(x8_offset_sum(T, a + k, c, h))) : acc[k],
+                         s, b, h, a + k, c, out[k]);
+        }
     }
 }
 
@@ -367,7 +389,8 @@ X8_INLINE __m512i x8_dot512(__m512i acc, __m512i w, __m512i a) {
 /// (lanes 2r and 2r+1: row r's pair 0, then its pair 1), w23 pairs 2 and 3. The values are
 /// x8_decode's, widened straight into 512-bit lanes and put in row order with one permute per
 /// vector.
-X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh, int s4, __m512i *w01, __m512i *w23) {
+X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh, int s4, __m512i *w01, __m512i *w23,
+                              const int fold) {
     if (x8_bits(T) == 8) {
         // 32 bytes hold pairs 0 and 1 of the eight rows: dword lane r is row r's pair 0, lane 8 + r its pair 1.
         const __m512i order = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
@@ -396,7 +419,7 @@ X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh,
         *w01 = _mm512_permutexvar_epi32(order, lo);
         *w23 = _mm512_permutexvar_epi32(order, hi);
     }
-    if (x8_offset(T) && !x8_qh_bit(T)) {
+    if (x8_offset(T) && !x8_qh_bit(T) && !fold) {
         const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
         *w01 = _mm512_sub_epi16(*w01, offset);
         *w23 = _mm512_sub_epi16(*w23, offset);
@@ -429,12 +452,13 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
     __m512 f[(X8_ROWS + 1) / 2];
     for (int k = 0; k < NB; k += 2) f[k / 2] = _mm512_setzero_ps();
     x8_k_state kstate;
+    const int fold = x8_fold(T, NB, 1);
     for (int64_t c = 0; c < nchunks; c++) {
         __m256 s[2], b[2];
         const uint8_t *qh, *qs = x8_chunk_begin(T, group, c, ahead, &kstate, s, b, &qh);
         // The chunk's weights widened once (eight vectors), then the activation rows pair by pair.
         __m512i wv[8];
-        for (int s4 = 0; s4 < 4; s4++) x8_decode_wide(T, qs, qh, s4, &wv[2 * s4], &wv[2 * s4 + 1]);
+        for (int s4 = 0; s4 < 4; s4++) x8_decode_wide(T, qs, qh, s4, &wv[2 * s4], &wv[2 * s4 + 1], fold);
         X8_UNROLL
         for (int k = 0; k < NB; k += 2) {
             const int pair = k + 1 < NB;
@@ -464,10 +488,16 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
             // Half by half for the split-scale formats (first, then acc), else once (acc).
             X8_UNROLL
             for (int h = !x8_split(T); h < 2; h++) {
-                const __m512 sums = _mm512_cvtepi32_ps(h ? x8_wide_rows2(acc[0], acc[1]) : x8_wide_rows2(first[0], first[1]));
+                const int half = x8_split(T) ? h : 0;
+                __m512i rows = h ? x8_wide_rows2(acc[0], acc[1]) : x8_wide_rows2(first[0], first[1]);
+                if (fold) {
+                    const int32_t o1 = pair ? x8_offset_sum(T, a + k + 1, c, half) : 0;
+                    rows = _mm512_sub_epi32(rows, _mm512_mask_set1_epi32(_mm512_set1_epi32(x8_offset_sum(T, a + k, c, half)),
+                                                                         (__mmask16)0xFF00, o1));
+                }
+                const __m512 sums = _mm512_cvtepi32_ps(rows);
                 f[k / 2] = _mm512_fmadd_ps(sums, _mm512_mul_ps(x8_halves(s[h], s[h]), d), f[k / 2]);
                 if (x8_has_min(T)) {
-                    const int half = x8_split(T) ? h : 0;
                     const float m1 = pair ? x8_term_sum(T, a + k + 1, c, half) : 0.0f;
                     f[k / 2] = _mm512_fmadd_ps(x8_halves(b[h], b[h]), x8_pair_of(x8_term_sum(T, a + k, c, half), m1), f[k / 2]);
                 }
@@ -502,7 +532,7 @@ X8_INLINE __m512i x8_dot512_bcast(__m512i acc, __m512i w, const int16_t *a) {
 /// Step s4's column pairs 4s4..4s4+3 of two groups: w[t] holds pair 4s4+t, the first group's
 /// eight rows in lanes 0-7 and the second's in lanes 8-15, values as x8_decode gives them.
 X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha, const uint8_t *qb, const uint8_t *hb,
-                              int s4, __m512i w[4]) {
+                              int s4, __m512i w[4], const int fold) {
     if (x8_bits(T) == 8) {
         // 32 bytes hold pairs 0 and 1 of a group's eight rows: dword lane r is row r's pair 0, 8 + r its pair 1.
         for (int h = 0; h < 2; h++) {
@@ -549,7 +579,7 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
         memcpy(qa_h, ha + 8 * s4, sizeof qa_h);
         memcpy(qb_h, hb + 8 * s4, sizeof qb_h);
         for (int t = 0; t < 4; t++) w[t] = x8_fifth32(T, w[t], (uint32_t)qa_h[t] | (uint32_t)qb_h[t] << 16);
-    } else if (x8_offset(T)) {
+    } else if (x8_offset(T) && !fold) {
         const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
         for (int t = 0; t < 4; t++) w[t] = _mm512_sub_epi16(w[t], offset);
     }
@@ -563,6 +593,7 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
     X8_UNROLL
     for (int k = 0; k < NB; k++) f[k] = _mm512_setzero_ps();
     x8_k_state ka, kb;
+    const int fold = x8_fold(T, NB, 1);
     for (int64_t c = 0; c < nchunks; c++) {
         __m256 sa[2], ba[2], sb[2], bb[2];
         const uint8_t *ha, *hb;
@@ -579,14 +610,16 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
                 const __m512 s0 = x8_halves(sa[0], sb[0]), b0 = x8_halves(ba[0], bb[0]);
                 X8_UNROLL
                 for (int k = 0; k < NB; k++) {
-                    const __m512 sums = _mm512_cvtepi32_ps(_mm512_add_epi32(even[k], odd[k]));
+                    __m512i total = _mm512_add_epi32(even[k], odd[k]);
+                    if (fold) total = _mm512_sub_epi32(total, _mm512_set1_epi32(x8_offset_sum(T, a + k, c, 0)));
+                    const __m512 sums = _mm512_cvtepi32_ps(total);
                     f[k] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s0, _mm512_set1_ps(a[k].d[c])), f[k]);
                     if (x8_has_min(T)) f[k] = _mm512_fmadd_ps(b0, _mm512_set1_ps(x8_term_sum(T, a + k, c, 0)), f[k]);
                     even[k] = odd[k] = _mm512_setzero_si512();
                 }
             }
             __m512i w[4];
-            x8_decode_pair(T, qa, ha, qb, hb, s4, w);
+            x8_decode_pair(T, qa, ha, qb, hb, s4, w, fold);
             X8_UNROLL
             for (int k = 0; k < NB; k++) {
                 const int16_t *q = a[k].q + 32 * c + 8 * s4;
@@ -600,7 +633,9 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
         const __m512 s = x8_halves(sa[h], sb[h]), b = x8_halves(ba[h], bb[h]);
         X8_UNROLL
         for (int k = 0; k < NB; k++) {
-            const __m512 sums = _mm512_cvtepi32_ps(_mm512_add_epi32(even[k], odd[k]));
+            __m512i total = _mm512_add_epi32(even[k], odd[k]);
+            if (fold) total = _mm512_sub_epi32(total, _mm512_set1_epi32(x8_offset_sum(T, a + k, c, h)));
+            const __m512 sums = _mm512_cvtepi32_ps(total);
             f[k] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s, _mm512_set1_ps(a[k].d[c])), f[k]);
             if (x8_has_min(T)) f[k] = _mm512_fmadd_ps(b, _mm512_set1_ps(x8_term_sum(T, a + k, c, h)), f[k]);
         }
@@ -642,7 +677,7 @@ X8_INLINE void x8_dequantize_group(const int T, const uint8_t *group, int64_t nc
         const uint8_t *qs = x8_chunk_qs(T, group, c);
         const uint8_t *qh = x8_has_qh(T) ? x8_chunk_qh(T, group, c) : qs;
         __m256i v[16];
-        for (int s4 = 0; s4 < 4; s4++) x8_decode(T, qs, qh, s4, v + 4 * s4);
+        for (int s4 = 0; s4 < 4; s4++) x8_decode(T, qs, qh, s4, v + 4 * s4, 0);
         x8_transpose8(v);
         x8_transpose8(v + 8);
         for (int r = 0; r < 8; r++) {
