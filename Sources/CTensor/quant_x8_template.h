@@ -516,12 +516,13 @@ X8_INLINE void x8_group_wide(const int T, const int NB, const uint8_t *group, in
 // as a 32-bit broadcast straight from memory: no broadcast instructions and no row sums
 // across lanes, which x8_group_wide spends beside every product. On this project's Zen 5 EPYC
 // an eight-row product of SmolLM2's Q4_1 shapes ran 14% faster in cache (what is left is the
-// products and the scale FMAs, which share two pipes). One row stays a group at a time, but
-// for Q6_K: read from memory, two groups side by side decoded SmolLM2 (Q4_1, Q8_0) 5-15%
-// slower with 2 threads, while Q6_K's six-bit decode, the dearest, gains more from the pair's
-// shorter epilogue than the second stream costs (one row 1.2x faster in cache, and 72 against
-// 62 GB/s of row-major Q6_K from memory, on the Zen 5 EPYC). The integer sums and the float
-// epilogue per lane are x8_group's, so the bits are unchanged.
+// products and the scale FMAs, which share two pipes). One row stays a group at a time but for
+// the split-scale K-quants: read from memory with 2 threads, two groups side by side decoded
+// SmolLM2 (Q4_1, Q8_0) 10-15% slower, while the split-scale chunks, the dearest to decode, gain
+// more from the pair's shorter epilogue (Zen 5 EPYC, one row: in cache Q6_K 1.45x faster; from
+// memory Q2_K and Q3_K 1.35-1.6x, Q6_K 0.85-1.2x the single group's time run to run at 40-50
+// GB/s and 1.4x faster at a 70 GB/s moment). The integer sums and the float epilogue per lane
+// are x8_group's, so the bits are unchanged.
 
 /// acc + the pairwise int16 products of w and the int16 pair at a, broadcast to every lane.
 X8_INLINE __m512i x8_dot512_bcast(__m512i acc, __m512i w, const int16_t *a) {
@@ -746,7 +747,7 @@ X8_INLINE void x8_product(const int T, LOOM_PRODUCT_ARGS) {
     float out[X8_ROWS][8] __attribute__((aligned(32)));
     float out_b[X8_ROWS][8] __attribute__((aligned(32)));
 #ifdef X8_WIDE
-    // Batches, and Q6_K's single rows (see x8_group_pair), take groups two at a time.
+    // Batches, and the split-scale K-quants' single rows (see x8_group_pair), take groups two at a time.
     const int pairs = nb > 1 || x8_split(T);
 #else
     const int pairs = 0;
