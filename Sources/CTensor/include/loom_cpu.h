@@ -39,8 +39,8 @@ const loom_cpu_features *loom_cpu_features_get(void);
 /// The best tier this machine supports.
 loom_isa loom_isa_best(void);
 
-/// The tier kernels use: `loom_isa_best()` (AVX2 where that is AVX-512, unless LOOM_ISA=avx512),
-/// lowered by LOOM_ISA or set by `loom_isa_set`.
+/// The tier kernels use: `loom_isa_best()` (AVX2 where that is AVX-512 without VNNI, unless
+/// LOOM_ISA=avx512), lowered by LOOM_ISA or set by `loom_isa_set`.
 loom_isa loom_isa_active(void);
 
 /// Forces the active tier (clamped to `loom_isa_best()`); returns the tier now active.
