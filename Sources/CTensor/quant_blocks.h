@@ -253,12 +253,14 @@ typedef struct {
 _Static_assert(sizeof(loom_block_q2_Kx8) == 8 * sizeof(loom_block_q2_K), "Q2_Kx8 block size");
 
 /// Q3_Kx8: eight Q3_K super-blocks. The scales stay packed per row (loom_q3k_scale reads them);
-/// chunk c's low two bits are qs[c], laid out as in Q2_Kx8, and its third bits qh[c], laid out
-/// as Q5_0x8's fifth bits.
+/// chunk c's low two bits are qs[c], laid out as in Q2_Kx8, and its third bits qh[c], where
+/// byte 8s + j of step s holds those of nibble bytes j + 8k (k = 0-3) at bits 2k (the low
+/// nibble's position) and 2k + 1: one 64-bit broadcast and a shift per quarter give a step's
+/// 32 bytes of them.
 typedef struct {
     loom_fp16 d[8];
     uint8_t scales[8][12];
-    uint16_t qh[8][16];
+    uint8_t qh[8][32];
     uint8_t qs[8][64];
 } loom_block_q3_Kx8;
 _Static_assert(sizeof(loom_block_q3_Kx8) == 8 * sizeof(loom_block_q3_K), "Q3_Kx8 block size");

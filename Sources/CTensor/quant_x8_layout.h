@@ -50,12 +50,13 @@ LOOM_X8_INLINE int x8_bits(int T) {
     }
 }
 
-/// True for the formats whose top bit is one bit per value in qh, laid out as Q5_0x8's: Q3_K
-/// and the 5-bit formats.
-LOOM_X8_INLINE int x8_qh_bit(int T) { return x8_bits(T) == 3 || x8_bits(T) == 5; }
+/// True for the 5-bit formats, whose fifth bits are laid out as Q5_0x8's (one per value, in
+/// vector element order).
+LOOM_X8_INLINE int x8_fifth(int T) { return x8_bits(T) == 5; }
 
-/// True for the formats that keep high bits beside their low ones (qh).
-LOOM_X8_INLINE int x8_has_qh(int T) { return x8_qh_bit(T) || x8_bits(T) == 6; }
+/// True for the formats that keep high bits beside their low ones (qh): Q3_K's third bits
+/// (loom_block_q3_Kx8), the fifth bits, and Q6_K's top bit pairs.
+LOOM_X8_INLINE int x8_has_qh(int T) { return x8_bits(T) == 3 || x8_bits(T) == 5 || x8_bits(T) == 6; }
 
 /// The constant subtracted from every stored value (Q4_0: 8, Q5_0: 16, Q3_K: 4, Q6_K: 32).
 LOOM_X8_INLINE int x8_offset(int T) {

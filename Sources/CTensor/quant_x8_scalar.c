@@ -58,6 +58,11 @@ static inline int nibble_base(int row, int s) { return 32 * s + 16 * (row / 4) +
 static inline int plane_byte(int s, int i) { return 16 * s + i % 16; }
 static inline int plane_shift(int i) { return 4 * (i / 16); }
 
+/// Where the third bits of nibble byte i (0-31) of step s live in Q3_K's qh: byte 8s + i % 8,
+/// at bit 2(i / 8), the low nibble's position first (loom_block_q3_Kx8).
+static inline int third_byte(int s, int i) { return 8 * s + i % 8; }
+static inline int third_shift(int i) { return 2 * (i / 8); }
+
 /// Writes row `row`'s stored integers of one chunk into its values `qs` and high bits `qh`
 /// (both zeroed before the first row).
 LOOM_X8_INLINE void place(int T, uint8_t *qs, uint8_t *qh_bytes, int row, const int16_t q[32]) {
@@ -75,13 +80,15 @@ LOOM_X8_INLINE void place(int T, uint8_t *qs, uint8_t *qh_bytes, int row, const 
                 qs[32 * s + i] = (uint8_t)((lo & 0xF) | (hi & 0xF) << 4);
             if (x8_bits(T) == 6)
                 qh_bytes[plane_byte(s, i)] |= (uint8_t)((((lo >> 4) & 3) | ((hi >> 4) & 3) << 2) << plane_shift(i));
+            if (x8_bits(T) == 3)
+                qh_bytes[third_byte(s, i)] |= (uint8_t)((((lo >> 2) & 1) | ((hi >> 2) & 1) << 1) << third_shift(i));
         }
-    if (x8_qh_bit(T)) {
+    if (x8_fifth(T)) {
         uint16_t qh[16];
         memcpy(qh, qh_bytes, sizeof qh);
-        // Branch-free: the top bits are random, and a branch on each mispredicts half the time.
+        // Branch-free: the fifth bits are random, and a branch on each mispredicts half the time.
         for (int col = 0; col < 32; col++)
-            qh[col / 2] |= (uint16_t)(((q[col] >> (x8_bits(T) - 1)) & 1) << loom_x8_element(row, col));
+            qh[col / 2] |= (uint16_t)(((q[col] >> 4) & 1) << loom_x8_element(row, col));
         memcpy(qh_bytes, qh, sizeof qh);
     }
 }
@@ -243,11 +250,16 @@ static void lane_values(int T, const uint8_t *group, int64_t c, int lane, int16_
                     *lo |= (top & 3) << 4;
                     *hi |= ((top >> 2) & 3) << 4;
                 }
+                if (x8_bits(T) == 3) {
+                    const int third = qh[third_byte(s4, j)] >> third_shift(j);
+                    *lo |= (third & 1) << 2;
+                    *hi |= ((third >> 1) & 1) << 2;
+                }
             }
-        if (x8_qh_bit(T)) {
+        if (x8_fifth(T)) {
             uint16_t bits[16];
             memcpy(bits, qh, sizeof bits);
-            for (int col = 0; col < 32; col++) v[col] |= ((bits[col / 2] >> loom_x8_element(lane, col)) & 1) << (x8_bits(T) - 1);
+            for (int col = 0; col < 32; col++) v[col] |= ((bits[col / 2] >> loom_x8_element(lane, col)) & 1) << 4;
         }
     }
     for (int col = 0; col < 32; col++) q[col] = (int16_t)(v[col] - x8_offset(T));

@@ -25,29 +25,29 @@
 #define X8_PREFETCH_AHEAD 4096
 
 #ifdef X8_WIDE
-/// Thirty-two int16 values with their top bits (one per value in qh) and the format's offset.
-/// On the AVX-512 tiers the top bits are a lane mask as they stand, and one masked add applies
-/// them: 16 where a bit is set (Q5_1, Q5_K), or for Q5_0, whose values are q - 16, minus 16
-/// where it is clear, which is the fifth bit and the offset at once (Q3_K: 4 and q - 4).
+/// Thirty-two int16 nibbles with their fifth bits and the format's offset. On the AVX-512 tiers
+/// the fifth bits are a lane mask as they stand, and one masked add applies them: 16 where a bit
+/// is set (Q5_1, Q5_K), or for Q5_0, whose values are q - 16, minus 16 where it is clear, which
+/// is the fifth bit and the offset at once.
 X8_INLINE __m512i x8_fifth32(const int T, __m512i v, uint32_t bits) {
-    const __m512i top = _mm512_set1_epi16((short)(1 << (x8_bits(T) - 1)));
-    return x8_offset(T) ? _mm512_mask_sub_epi16(v, (__mmask32)~bits, v, top) : _mm512_mask_add_epi16(v, (__mmask32)bits, v, top);
+    const __m512i sixteen = _mm512_set1_epi16(16);
+    return x8_offset(T) ? _mm512_mask_sub_epi16(v, (__mmask32)~bits, v, sixteen) : _mm512_mask_add_epi16(v, (__mmask32)bits, v, sixteen);
 }
 #endif
 
-/// The top bits of 32 bytes as bytes of 0 or `value`, `bits` being the two 16-bit words of
+/// The fifth bits of 32 nibble bytes as bytes of 0 or 16, `bits` being the two 16-bit words of
 /// the vectors those bytes widen into: unpacklo takes bytes 0-7 and 16-23 (the first word's
 /// bits 0-7 and 8-15), unpackhi bytes 8-15 and 24-31 (the second word's). One shuffle puts each
 /// byte's source byte of `bits` in place, so a step's fifth bits cost two of these, not four
 /// 16-lane broadcasts and compares.
-X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits, char value) {
+X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits) {
     const __m256i source = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2,
                                             1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3);
     const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
     int32_t word;
     memcpy(&word, bits, sizeof word);
     const __m256i spread = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), source), bit);
-    return _mm256_and_si256(_mm256_cmpeq_epi8(spread, bit), _mm256_set1_epi8(value));
+    return _mm256_and_si256(_mm256_cmpeq_epi8(spread, bit), _mm256_set1_epi8(16));
 }
 
 /// Step s's top bit pairs (Q6_K) beside its 32 nibble bytes: byte i holds nibble byte i's pairs
@@ -56,6 +56,15 @@ X8_INLINE __m256i x8_fifth_bytes(const uint8_t *bits, char value) {
 X8_INLINE __m256i x8_top_bytes(const uint8_t *qh, int s) {
     const __m128i h = _mm_loadu_si128((const __m128i *)(qh + 16 * s));
     return _mm256_inserti128_si256(_mm256_castsi128_si256(h), _mm_srli_epi16(h, 4), 1);
+}
+
+/// Step s's third bits (Q3_K) beside its 32 nibble bytes: byte i holds nibble byte i's in bits
+/// 0-1, the low nibble's position first. Its eight bytes, one per 64-bit quarter, each quarter
+/// shifted to its pair (loom_block_q3_Kx8).
+X8_INLINE __m256i x8_third_bytes(const uint8_t *qh, int s) {
+    int64_t eight;
+    memcpy(&eight, qh + 8 * s, sizeof eight);
+    return _mm256_srlv_epi64(_mm256_set1_epi64x(eight), _mm256_setr_epi64x(0, 2, 4, 6));
 }
 
 /// Step s's 32 nibble bytes split into low and high nibbles, each a byte, with the top bit
@@ -67,6 +76,11 @@ X8_INLINE void x8_nibble_bytes(const int T, const uint8_t *qs, const uint8_t *qh
         const __m256i pairs = x8_top_bytes(qs, s), three = _mm256_set1_epi8(3);
         *lo = _mm256_and_si256(pairs, three);
         *hi = _mm256_and_si256(_mm256_srli_epi16(pairs, 2), three);
+        if (x8_bits(T) == 3) {
+            const __m256i third = x8_third_bytes(qh, s), four = _mm256_set1_epi8(4);
+            *lo = _mm256_or_si256(*lo, _mm256_and_si256(_mm256_slli_epi16(third, 2), four));
+            *hi = _mm256_or_si256(*hi, _mm256_and_si256(_mm256_slli_epi16(third, 1), four));
+        }
         return;
     }
     const __m256i low4 = _mm256_set1_epi8(0x0F);
@@ -90,10 +104,9 @@ X8_INLINE void x8_decode(const int T, const uint8_t *qs, const uint8_t *qh_bytes
     const __m256i zero = _mm256_setzero_si256();
     __m256i lo, hi;
     x8_nibble_bytes(T, qs, qh_bytes, s, &lo, &hi);
-    if (x8_qh_bit(T)) {
-        const char top = (char)(1 << (x8_bits(T) - 1));
-        lo = _mm256_or_si256(lo, x8_fifth_bytes(qh_bytes + 8 * s, top));
-        hi = _mm256_or_si256(hi, x8_fifth_bytes(qh_bytes + 8 * s + 4, top));
+    if (x8_fifth(T)) {
+        lo = _mm256_or_si256(lo, x8_fifth_bytes(qh_bytes + 8 * s));
+        hi = _mm256_or_si256(hi, x8_fifth_bytes(qh_bytes + 8 * s + 4));
     }
     v[0] = _mm256_unpacklo_epi8(lo, zero);
     v[1] = _mm256_unpackhi_epi8(lo, zero);
@@ -282,10 +295,10 @@ X8_INLINE __m256i x8_dot_bcast(__m256i acc, __m256i w, const int16_t *a) {
 /// True when a pass over NB activation rows leaves the format's offset out of the weights and
 /// takes it from the rows' integer sums instead (Σ(q - o)·x = Σq·x - o·Σx, exact in int32):
 /// one correction per row and chunk (or half) against one subtraction per weight vector, so for
-/// one or two rows. The 512-bit decoders (`wide`) of the formats with a top bit in qh apply the
-/// offset with that bit, at no cost.
+/// one or two rows. The 512-bit decoders (`wide`) of the 5-bit formats apply the offset with the
+/// fifth bit, at no cost.
 X8_INLINE int x8_fold(const int T, const int NB, const int wide) {
-    return x8_offset(T) && NB <= 2 && !(wide && x8_qh_bit(T));
+    return x8_offset(T) && NB <= 2 && !(wide && x8_fifth(T));
 }
 
 /// o·Σx over half h of chunk c (the whole chunk's, but for the split-scale formats): what a
@@ -403,7 +416,7 @@ X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh,
         __m256i lo8, hi8;
         x8_nibble_bytes(T, qs, qh, s4, &lo8, &hi8);
         __m512i lo = _mm512_cvtepu8_epi16(lo8), hi = _mm512_cvtepu8_epi16(hi8);
-        if (x8_qh_bit(T)) {
+        if (x8_fifth(T)) {
             // The fifth bits go on before the permute: byte j of a nibble vector is x8_decode's
             // lane j of vector 0 (j < 8), j - 8 of vector 1 (j < 16), j - 8 of vector 0 (j < 24)
             // or j - 16 of vector 1, so its bit is the bit of the two vectors' masks that
@@ -419,7 +432,7 @@ X8_INLINE void x8_decode_wide(const int T, const uint8_t *qs, const uint8_t *qh,
         *w01 = _mm512_permutexvar_epi32(order, lo);
         *w23 = _mm512_permutexvar_epi32(order, hi);
     }
-    if (x8_offset(T) && !x8_qh_bit(T) && !fold) {
+    if (x8_offset(T) && !x8_fifth(T) && !fold) {
         const __m512i offset = _mm512_set1_epi16((short)x8_offset(T));
         *w01 = _mm512_sub_epi16(*w01, offset);
         *w23 = _mm512_sub_epi16(*w23, offset);
@@ -556,6 +569,12 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
         const __m512i three = _mm512_set1_epi8(3);
         lo = _mm512_and_si512(pairs, three);
         hi = _mm512_and_si512(_mm512_srli_epi16(pairs, 2), three);
+        if (x8_bits(T) == 3) {
+            const __m512i third = _mm512_inserti64x4(_mm512_castsi256_si512(x8_third_bytes(ha, s4)), x8_third_bytes(hb, s4), 1);
+            const __m512i four = _mm512_set1_epi8(4);
+            lo = _mm512_or_si512(lo, _mm512_and_si512(_mm512_slli_epi16(third, 2), four));
+            hi = _mm512_or_si512(hi, _mm512_and_si512(_mm512_slli_epi16(third, 1), four));
+        }
     } else {
         const __m512i low4 = _mm512_set1_epi8(0x0F);
         const __m512i raw = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qa + 32 * s4))),
@@ -573,7 +592,7 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
     w[1] = _mm512_unpackhi_epi8(lo, zero);
     w[2] = _mm512_unpacklo_epi8(hi, zero);
     w[3] = _mm512_unpackhi_epi8(hi, zero);
-    if (x8_qh_bit(T)) {
+    if (x8_fifth(T)) {
         // Vector t's low 16 lanes are x8_decode's vector t of the first group, its high 16
         // the second's: their masks side by side (and the offset with them).
         uint16_t qa_h[4], qb_h[4];
