@@ -67,6 +67,14 @@ X8_INLINE __m256i x8_third_bytes(const uint8_t *qh, int s) {
     return _mm256_srlv_epi64(_mm256_set1_epi64x(eight), _mm256_setr_epi64x(0, 2, 4, 6));
 }
 
+/// High bits put on a step's low and high values, both bytes: lo |= (t << lo_shift) & mask, hi |=
+/// (t << hi_shift) & mask, the shifts 16-bit (each byte's own bits survive the mask).
+X8_INLINE void x8_put_high(__m256i *lo, __m256i *hi, __m256i t, int lo_shift, int hi_shift, char mask) {
+    const __m256i m = _mm256_set1_epi8(mask);
+    *lo = _mm256_or_si256(*lo, _mm256_and_si256(_mm256_slli_epi16(t, lo_shift), m));
+    *hi = _mm256_or_si256(*hi, _mm256_and_si256(_mm256_slli_epi16(t, hi_shift), m));
+}
+
 /// Step s's 32 nibble bytes split into low and high nibbles, each a byte, with the top bit
 /// pairs of the 6-bit format put on as bits 4-5; for the 2- and 3-bit formats, the bit pairs of
 /// the same positions. The shifts are 16-bit, so bits cross into the neighbouring byte, and the
@@ -76,22 +84,14 @@ X8_INLINE void x8_nibble_bytes(const int T, const uint8_t *qs, const uint8_t *qh
         const __m256i pairs = x8_top_bytes(qs, s), three = _mm256_set1_epi8(3);
         *lo = _mm256_and_si256(pairs, three);
         *hi = _mm256_and_si256(_mm256_srli_epi16(pairs, 2), three);
-        if (x8_bits(T) == 3) {
-            const __m256i third = x8_third_bytes(qh, s), four = _mm256_set1_epi8(4);
-            *lo = _mm256_or_si256(*lo, _mm256_and_si256(_mm256_slli_epi16(third, 2), four));
-            *hi = _mm256_or_si256(*hi, _mm256_and_si256(_mm256_slli_epi16(third, 1), four));
-        }
+        if (x8_bits(T) == 3) x8_put_high(lo, hi, x8_third_bytes(qh, s), 2, 1, 4);
         return;
     }
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i raw = _mm256_loadu_si256((const __m256i *)(qs + 32 * s));
     *lo = _mm256_and_si256(raw, low4);
     *hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4);
-    if (x8_bits(T) == 6) {
-        const __m256i top = x8_top_bytes(qh, s), pair = _mm256_set1_epi8(0x30);
-        *lo = _mm256_or_si256(*lo, _mm256_and_si256(_mm256_slli_epi16(top, 4), pair));
-        *hi = _mm256_or_si256(*hi, _mm256_and_si256(_mm256_slli_epi16(top, 2), pair));
-    }
+    if (x8_bits(T) == 6) x8_put_high(lo, hi, x8_top_bytes(qh, s), 4, 2, 0x30);
 }
 
 /// Vectors 4s..4s+3 of a chunk (column pairs 8s..8s+7): each row's values, offset applied
@@ -543,6 +543,14 @@ X8_INLINE __m512i x8_dot512_bcast(__m512i acc, __m512i w, const int16_t *a) {
     return acc;
 }
 
+/// x8_put_high for two groups' steps side by side (ta's high bits for the first, tb's for the
+/// second).
+X8_INLINE void x8_put_high2(__m512i *lo, __m512i *hi, __m256i ta, __m256i tb, int lo_shift, int hi_shift, char mask) {
+    const __m512i t = _mm512_inserti64x4(_mm512_castsi256_si512(ta), tb, 1), m = _mm512_set1_epi8(mask);
+    *lo = _mm512_or_si512(*lo, _mm512_and_si512(_mm512_slli_epi16(t, lo_shift), m));
+    *hi = _mm512_or_si512(*hi, _mm512_and_si512(_mm512_slli_epi16(t, hi_shift), m));
+}
+
 /// Step s4's column pairs 4s4..4s4+3 of two groups: w[t] holds pair 4s4+t, the first group's
 /// eight rows in lanes 0-7 and the second's in lanes 8-15, values as x8_decode gives them.
 X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha, const uint8_t *qb, const uint8_t *hb,
@@ -569,12 +577,7 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
         const __m512i three = _mm512_set1_epi8(3);
         lo = _mm512_and_si512(pairs, three);
         hi = _mm512_and_si512(_mm512_srli_epi16(pairs, 2), three);
-        if (x8_bits(T) == 3) {
-            const __m512i third = _mm512_inserti64x4(_mm512_castsi256_si512(x8_third_bytes(ha, s4)), x8_third_bytes(hb, s4), 1);
-            const __m512i four = _mm512_set1_epi8(4);
-            lo = _mm512_or_si512(lo, _mm512_and_si512(_mm512_slli_epi16(third, 2), four));
-            hi = _mm512_or_si512(hi, _mm512_and_si512(_mm512_slli_epi16(third, 1), four));
-        }
+        if (x8_bits(T) == 3) x8_put_high2(&lo, &hi, x8_third_bytes(ha, s4), x8_third_bytes(hb, s4), 2, 1, 4);
     } else {
         const __m512i low4 = _mm512_set1_epi8(0x0F);
         const __m512i raw = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(qa + 32 * s4))),
@@ -582,12 +585,7 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
         lo = _mm512_and_si512(raw, low4);
         hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
     }
-    if (x8_bits(T) == 6) {
-        const __m512i top = _mm512_inserti64x4(_mm512_castsi256_si512(x8_top_bytes(ha, s4)), x8_top_bytes(hb, s4), 1);
-        const __m512i pair = _mm512_set1_epi8(0x30);
-        lo = _mm512_or_si512(lo, _mm512_and_si512(_mm512_slli_epi16(top, 4), pair));
-        hi = _mm512_or_si512(hi, _mm512_and_si512(_mm512_slli_epi16(top, 2), pair));
-    }
+    if (x8_bits(T) == 6) x8_put_high2(&lo, &hi, x8_top_bytes(ha, s4), x8_top_bytes(hb, s4), 4, 2, 0x30);
     w[0] = _mm512_unpacklo_epi8(lo, zero);
     w[1] = _mm512_unpackhi_epi8(lo, zero);
     w[2] = _mm512_unpacklo_epi8(hi, zero);
