@@ -69,11 +69,14 @@ static void detect(loom_cpu_features *f) { memset(f, 0, sizeof *f); }
 static loom_cpu_features g_features;
 static loom_isa g_best = LOOM_ISA_SCALAR;
 // Every kernel reads the active tier and `loom_isa_set` may change it while other threads run
-// kernels (tests comparing tiers, `loom bench kernels`): a plain variable would be a data race.
+// kernels (`loom bench kernels`): a plain variable would be a data race.
 // Relaxed order is enough — the value is self-contained, nothing else is published with it — and
 // a relaxed load is an ordinary load on x86-64 and AArch64, so the kernels' dispatch costs nothing.
 static atomic_int g_active = LOOM_ISA_SCALAR;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+// A thread's own tier (loom_isa_set_thread), or -1 to follow g_active: tests force a tier on
+// their thread, and the pool runs its shares at their caller's, so no other thread sees it.
+static _Thread_local int t_tier = -1;
 
 static void init_once(void) {
     detect(&g_features);
@@ -108,7 +111,17 @@ loom_isa loom_isa_best(void) {
 
 loom_isa loom_isa_active(void) {
     pthread_once(&g_once, init_once);
-    return (loom_isa)atomic_load_explicit(&g_active, memory_order_relaxed);
+    const int own = t_tier;
+    return own >= 0 ? (loom_isa)own : (loom_isa)atomic_load_explicit(&g_active, memory_order_relaxed);
+}
+
+int loom_isa_thread(void) { return t_tier; }
+
+int loom_isa_set_thread(int isa) {
+    pthread_once(&g_once, init_once);
+    const int before = t_tier;
+    t_tier = isa < 0 ? -1 : isa < (int)g_best ? isa : (int)g_best;
+    return before;
 }
 
 loom_isa loom_isa_set(loom_isa isa) {

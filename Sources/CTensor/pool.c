@@ -13,6 +13,7 @@
 // exactly once per run, by one thread at a time, so per-share scratch (indexed by `ith`) and
 // the arithmetic of every share are what they would be with a thread per share.
 #include "cpu_relax.h"
+#include "loom_cpu.h"
 #include "loom_pool.h"
 #include "loom_profile.h"
 
@@ -55,6 +56,7 @@ struct loom_pool {
     _Atomic int stop;
     uint64_t spin_ns;
     int label;                  // loom_pool_label's kind, or -1
+    int tier;                   // this run's caller's own tier (loom_isa_set_thread), or -1
     int timing;                 // this run's shares time themselves (profiling)
     _Atomic uint64_t busy_ns;   // this run's share times, while timing
 };
@@ -101,8 +103,10 @@ static inline int claim_share(loom_pool *pool, uint32_t g) {
     }
 }
 
-/// Runs share `ith` of the current run and counts it finished (waking a sleeping caller).
+/// Runs share `ith` of the current run at the run's tier and counts it finished (waking a
+/// sleeping caller).
 static inline void run_share(loom_pool *pool, int ith) {
+    const int own = loom_isa_set_thread(pool->tier);
     if (pool->timing) {
         uint64_t t0 = loom_profile_now_ns();
         pool->fn(pool->ctx, ith, pool->n_threads);
@@ -110,6 +114,7 @@ static inline void run_share(loom_pool *pool, int ith) {
     } else {
         pool->fn(pool->ctx, ith, pool->n_threads);
     }
+    loom_isa_set_thread(own);
     if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
         if (atomic_load(&pool->caller_sleeping)) wake_all(&pool->pending);
     }
@@ -192,6 +197,7 @@ loom_pool *loom_pool_create(int n_threads) {
     pool->n_threads = n_threads;
     pool->spin_ns = LOOM_POOL_SPIN_NS;
     pool->label = -1;
+    pool->tier = -1;
     const char *spin = getenv("LOOM_POOL_SPIN_US");
     if (spin && *spin) {
         char *end = NULL;
@@ -255,6 +261,7 @@ static void dispatch(loom_pool *pool, loom_task_fn fn, void *ctx) {
     }
     pool->fn = fn;
     pool->ctx = ctx;
+    pool->tier = loom_isa_thread();
     atomic_store_explicit(&pool->pending, (uint32_t)pool->n_threads, memory_order_relaxed);
     // The caller is the only writer of gen between runs, so g is this run's generation.
     const uint32_t g = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;

@@ -238,7 +238,7 @@ import ThreadFreezer
         var rng = TestRNG(seed: 7000 + UInt64(c.type))
         let parts = Self.parts(c, cols: cols, rng: &rng)
         let x = Self.input(cols: cols, rng: &rng)
-        OpsSupport.overridingTier {
+        do {
             for nb in [2, 7, 16, 31] {
                 var outputs: [[[UInt32]]] = []
                 for threads in [1, 2, 3] {

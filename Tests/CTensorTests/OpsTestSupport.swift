@@ -1,6 +1,5 @@
 import CTensor
 import Foundation
-import LoomSupport
 import Testing
 
 /// Helpers shared by the ops, attention, sampling, BLAS and pool suites.
@@ -11,35 +10,22 @@ enum OpsSupport {
         return [LOOM_ISA_SCALAR, LOOM_ISA_AVX2, LOOM_ISA_AVX512].filter { $0.rawValue <= best }
     }
 
-    /// Serialises every test that forces the process-wide tier. Suites run in parallel: without
-    /// it, one test's `loom_isa_set` lands in the middle of another's loop (which then checks the
-    /// wrong tier), and the `before` one test restores may be a tier another test forced, left
-    /// active for the rest of the run.
-    static let tierOverride = Locked(())
-
-    /// Runs `body` with the tier overridable, restoring the tier it found afterwards; no other
-    /// test forces a tier meanwhile.
+    /// Runs `body` with the calling thread's tier overridable (`loom_isa_set_thread`), restoring
+    /// the thread's setting afterwards. The tier is the thread's own, and the pool runs shares at
+    /// their caller's: tests running beside it, model suites included, keep theirs, so no test
+    /// needs to wait for another (the tiers agree to rounding, not to the bit).
     static func overridingTier<E: Error>(_ body: () throws(E) -> Void) throws(E) {
-        try tierOverride.withLock { (_: inout Void) throws(E) in
-            let before = loom_isa_active()
-            defer { _ = loom_isa_set(before) }
-            try body()
-        }
+        let before = loom_isa_thread()
+        defer { _ = loom_isa_set_thread(before) }
+        try body()
     }
 
-    /// Runs `body` with the active tier held steady: a test comparing two computations bit for
-    /// bit at whatever tier is active must not have another test force a different tier between
-    /// them (the tiers agree to rounding, not to the bit).
-    static func atOneTier<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        try tierOverride.withLock { (_: inout Void) throws(E) in try body() }
-    }
-
-    /// Runs `body` once per tier with that tier forced, restoring the previous tier afterwards.
+    /// Runs `body` once per tier with that tier forced on this thread.
     static func forEachTier<E: Error>(_ body: (loom_isa) throws(E) -> Void) throws(E) {
         try overridingTier { () throws(E) in
             for tier in tiers {
-                _ = loom_isa_set(tier)
-                #expect(loom_isa_active() == tier, "another test changed the kernel tier")
+                _ = loom_isa_set_thread(Int32(tier.rawValue))
+                #expect(loom_isa_active() == tier)
                 try body(tier)
             }
         }

@@ -37,7 +37,7 @@ struct PagedAttentionTests {
     @Test("A sliding window equals plain attention over the window's rows, contiguous and paged",
           arguments: [(13, 5), (16, 4), (7, 9), (12, 1)])
     func slidingWindow(positions: Int, window: Int) throws {
-        OpsSupport.atOneTier {
+        do {
             let width = kvHeadsWidth
             let k = Self.rows(positions, width: width, salt: 7), v = Self.rows(positions, width: width, salt: 8)
             let blocks = (positions + Self.blockSize - 1) / Self.blockSize
@@ -65,7 +65,7 @@ struct PagedAttentionTests {
 
     @Test("Paged attention equals contiguous attention bit for bit", arguments: [1, 5, 13, 16])
     func pagedEqualsContiguous(positions: Int) throws {
-        OpsSupport.atOneTier {
+        do {
             let width = kvHeadsWidth
             let k = Self.rows(positions, width: width, salt: 1), v = Self.rows(positions, width: width, salt: 2)
             // Scatter the positions over a pool of blocks in a shuffled order.
@@ -92,7 +92,7 @@ struct PagedAttentionTests {
 
     @Test("A batch of sequences gives each the result it gets alone, on 1 and 2 threads", arguments: [1, 2])
     func batchEqualsAlone(threads: Int32) throws {
-        try OpsSupport.atOneTier {
+        do {
             let width = kvHeadsWidth
             // Three sequences in one pool: a prompt chunk of 3 tokens at 5, one decode token at 9,
             // one decode token at 0.

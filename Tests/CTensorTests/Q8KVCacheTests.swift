@@ -193,7 +193,7 @@ import Testing
 
     @Test(arguments: [Int32(1), 2])
     func batchEqualsAloneBitForBit(threads: Int32) throws {
-        try OpsSupport.atOneTier {
+        do {
             // Two sequences in one contiguous pool of Q8_0 rows: a 3-token chunk at 5 and a decode at 9.
             let cache = Cache(nHead: 4, nKVHead: 2, headDim: 64, positions: 16, seed: 86)
             let qWidth = 4 * 64

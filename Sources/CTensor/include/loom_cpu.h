@@ -4,8 +4,8 @@
 // (XCR0 via XGETBV for AVX/AVX-512; arch_prctl permission for AMX). Kernels come in three tiers
 // (scalar, AVX2+FMA, AVX-512); `loom_isa_active` picks the best usable one, or the level forced by
 // the LOOM_ISA environment variable (scalar|avx2|avx512), never above what the machine supports.
-// The AVX-512 tier is active only by name (LOOM_ISA=avx512): it reads no faster than AVX2 yet.
-// Tests and benchmarks select it with `loom_isa_set` on every machine that has it.
+// AVX-512 is the default where the CPU also has VNNI. Tests select a tier for their own thread
+// (`loom_isa_set_thread`), `loom bench kernels` for the process (`loom_isa_set`).
 #ifndef LOOM_CPU_H
 #define LOOM_CPU_H
 
@@ -44,10 +44,19 @@ loom_isa loom_isa_best(void);
 loom_isa loom_isa_active(void);
 
 /// Forces the active tier (clamped to `loom_isa_best()`); returns the tier now active.
-/// For tests and benchmarks that compare tiers. The tier is an atomic, so calling this while
-/// kernels run on other threads is not a data race, but those kernels may run at either tier:
-/// callers that compare tiers must not overlap (the tests serialise them).
+/// For benchmarks that compare tiers. The tier is an atomic, so calling this while kernels run
+/// on other threads is not a data race, but those kernels may run at either tier: tests use
+/// `loom_isa_set_thread` instead.
 loom_isa loom_isa_set(loom_isa isa);
+
+/// Sets the calling thread's own tier (clamped to `loom_isa_best()`), or with a negative value
+/// returns it to the process-wide one; returns the previous setting (negative: none). Kernels
+/// on this thread, and a pool's shares run on behalf of it (`loom_pool_run`), use it; no other
+/// thread does. For tests that compare tiers while other work runs in the same process.
+int loom_isa_set_thread(int isa);
+
+/// The calling thread's own tier, or -1 when it follows the process-wide one.
+int loom_isa_thread(void);
 
 /// "scalar", "avx2" or "avx512".
 const char *loom_isa_name(loom_isa isa);
