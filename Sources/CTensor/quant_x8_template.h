@@ -314,10 +314,11 @@ X8_INLINE float x8_term_sum(const int T, const loom_a16 *a, int64_t c, int h) {
 }
 
 /// Half h of a chunk's integer sums of one activation row (the whole chunk's, but for the
-/// split-scale formats) into its float accumulators: out += sums · (s_h·d_x), then + b_h·Σx
-/// for the formats with an additive term.
-X8_INLINE void x8_chunk_end(const int T, __m256i acc, const __m256 s[2], const __m256 b[2], int h, const loom_a16 *a,
-                            int64_t c, float out[8]) {
+/// split-scale formats) into its float accumulators: the folded offset off the sums (`fold`),
+/// then out += sums · (s_h·d_x), then + b_h·Σx for the formats with an additive term.
+X8_INLINE void x8_chunk_end(const int T, const int fold, __m256i acc, const __m256 s[2], const __m256 b[2], int h,
+                            const loom_a16 *a, int64_t c, float out[8]) {
+    if (fold) acc = _mm256_sub_epi32(acc, _mm256_set1_epi32(x8_offset_sum(T, a, c, h)));
     __m256 f = _mm256_load_ps(out);
     f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), _mm256_mul_ps(s[h], _mm256_set1_ps(a->d[c])), f);
     if (x8_has_min(T)) f = _mm256_fmadd_ps(b[h], _mm256_set1_ps(x8_term_sum(T, a, c, h)), f);
@@ -347,8 +348,7 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
             if (x8_split(T) && s4 == 2) {
                 X8_UNROLL
                 for (int k = 0; k < NB; k++) {
-                    x8_chunk_end(T, fold ? _mm256_sub_epi32(acc[k], _mm256_set1_epi32(x8_offset_sum(T, a + k, c, 0))) : acc[k],
-                                 s, b, 0, a + k, c, out[k]);
+                    x8_chunk_end(T, fold, acc[k], s, b, 0, a + k, c, out[k]);
                     acc[k] = _mm256_setzero_si256();
                 }
             }
@@ -373,11 +373,7 @@ X8_INLINE void x8_group(const int T, const int NB, const uint8_t *group, int64_t
             }
         }
         X8_UNROLL
-        for (int k = 0; k < NB; k++) {
-            const int h = x8_split(T);
-            x8_chunk_end(T, fold ? _mm256_sub_epi32(acc[k], _mm256_set1_epi32(x8_offset_sum(T, a + k, c, h))) : acc[k],
-                         s, b, h, a + k, c, out[k]);
-        }
+        for (int k = 0; k < NB; k++) x8_chunk_end(T, fold, acc[k], s, b, x8_split(T), a + k, c, out[k]);
     }
 }
 
@@ -603,6 +599,16 @@ X8_INLINE void x8_decode_pair(const int T, const uint8_t *qa, const uint8_t *ha,
     }
 }
 
+/// x8_chunk_end for two groups side by side (lanes 0-7 group a, 8-15 group b): half h of a
+/// chunk's sums `total` of one activation row into its float accumulator f.
+X8_INLINE __m512 x8_pair_end(const int T, const int fold, __m512i total, const __m256 sa[2], const __m256 ba[2],
+                             const __m256 sb[2], const __m256 bb[2], int h, const loom_a16 *a, int64_t c, __m512 f) {
+    if (fold) total = _mm512_sub_epi32(total, _mm512_set1_epi32(x8_offset_sum(T, a, c, h)));
+    f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(x8_halves(sa[h], sb[h]), _mm512_set1_ps(a->d[c])), f);
+    if (x8_has_min(T)) f = _mm512_fmadd_ps(x8_halves(ba[h], bb[h]), _mm512_set1_ps(x8_term_sum(T, a, c, h)), f);
+    return f;
+}
+
 /// Groups `ga` and `gb` against NB activation rows: out_a[k][lane] and out_b[k][lane], the
 /// bits x8_group gives for each group alone.
 X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const uint8_t *gb, int64_t nchunks,
@@ -625,14 +631,9 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
         for (int s4 = 0; s4 < 4; s4++) {
             // A split-scale chunk's first half (steps 0 and 1) goes into the floats on its own.
             if (x8_split(T) && s4 == 2) {
-                const __m512 s0 = x8_halves(sa[0], sb[0]), b0 = x8_halves(ba[0], bb[0]);
                 X8_UNROLL
                 for (int k = 0; k < NB; k++) {
-                    __m512i total = _mm512_add_epi32(even[k], odd[k]);
-                    if (fold) total = _mm512_sub_epi32(total, _mm512_set1_epi32(x8_offset_sum(T, a + k, c, 0)));
-                    const __m512 sums = _mm512_cvtepi32_ps(total);
-                    f[k] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s0, _mm512_set1_ps(a[k].d[c])), f[k]);
-                    if (x8_has_min(T)) f[k] = _mm512_fmadd_ps(b0, _mm512_set1_ps(x8_term_sum(T, a + k, c, 0)), f[k]);
+                    f[k] = x8_pair_end(T, fold, _mm512_add_epi32(even[k], odd[k]), sa, ba, sb, bb, 0, a + k, c, f[k]);
                     even[k] = odd[k] = _mm512_setzero_si512();
                 }
             }
@@ -647,16 +648,9 @@ X8_INLINE void x8_group_pair(const int T, const int NB, const uint8_t *ga, const
                 odd[k] = x8_dot512_bcast(odd[k], w[3], q + 6);
             }
         }
-        const int h = x8_split(T);
-        const __m512 s = x8_halves(sa[h], sb[h]), b = x8_halves(ba[h], bb[h]);
         X8_UNROLL
-        for (int k = 0; k < NB; k++) {
-            __m512i total = _mm512_add_epi32(even[k], odd[k]);
-            if (fold) total = _mm512_sub_epi32(total, _mm512_set1_epi32(x8_offset_sum(T, a + k, c, h)));
-            const __m512 sums = _mm512_cvtepi32_ps(total);
-            f[k] = _mm512_fmadd_ps(sums, _mm512_mul_ps(s, _mm512_set1_ps(a[k].d[c])), f[k]);
-            if (x8_has_min(T)) f[k] = _mm512_fmadd_ps(b, _mm512_set1_ps(x8_term_sum(T, a + k, c, h)), f[k]);
-        }
+        for (int k = 0; k < NB; k++)
+            f[k] = x8_pair_end(T, fold, _mm512_add_epi32(even[k], odd[k]), sa, ba, sb, bb, x8_split(T), a + k, c, f[k]);
     }
     X8_UNROLL
     for (int k = 0; k < NB; k++) {
