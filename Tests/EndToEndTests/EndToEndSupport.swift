@@ -22,6 +22,12 @@ enum E2EData {
 /// Records executor events for tests that drive an executor directly.
 final class EventLog: Sendable {
     private let events = Locked<[LanguageModelExecutorGenerationChannel.Event]>([])
+    /// Called after each event is recorded, on the thread that sent it (outside the log's lock).
+    private let onRecord: @Sendable (EventLog) -> Void
+
+    init(onRecord: @escaping @Sendable (EventLog) -> Void = { _ in }) {
+        self.onRecord = onRecord
+    }
 
     var channel: LanguageModelExecutorGenerationChannel {
         LanguageModelExecutorGenerationChannel { [self] event in record(event) }
@@ -29,6 +35,7 @@ final class EventLog: Sendable {
 
     private func record(_ event: LanguageModelExecutorGenerationChannel.Event) {
         events.withLock { $0.append(event) }
+        onRecord(self)
     }
 
     var all: [LanguageModelExecutorGenerationChannel.Event] {
@@ -98,5 +105,55 @@ extension LanguageModelSession {
         }
         let response = try await respond(to: prompt, options: options)
         return (response.content, response.localMetadata.proposedTokens ?? -1, response.localMetadata.acceptedTokens ?? -1)
+    }
+}
+
+/// Cancels a task from inside its executor's stream once `texts` response appends have arrived,
+/// so the cancellation lands at a known token on the generating side, not whenever a poller
+/// on another thread notices. `tokensAtCancel` is what had been streamed when `cancel()` ran.
+final class CancelAfterTexts: Sendable {
+    private struct State {
+        var task: Task<Void, any Error>?
+        var due = false
+        var tokensAtCancel: Int?
+    }
+    private let state: Locked<State>
+    let log: EventLog
+
+    init(texts: Int) {
+        let state = Locked(State())
+        self.state = state
+        log = EventLog { log in
+            guard log.texts.count >= texts else { return }
+            let armed = state.withLock { s -> Bool in
+                s.due = true
+                return s.task != nil
+            }
+            if armed { Self.cancel(state, log) }
+        }
+    }
+
+    /// The task to cancel; if the appends already arrived it is cancelled now.
+    func arm(_ task: Task<Void, any Error>) {
+        let due = state.withLock { s -> Bool in
+            s.task = task
+            return s.due
+        }
+        if due { Self.cancel(state, log) }
+    }
+
+    var tokensAtCancel: Int? { state.withLock { $0.tokensAtCancel } }
+
+    /// Counts what was streamed, then cancels (once): tokens appended while the cancellation
+    /// travels count against the bound the test asserts. `cancel()` runs outside the lock, as
+    /// it may run cancellation handlers.
+    private static func cancel(_ state: Locked<State>, _ log: EventLog) {
+        let streamed = log.textTokenCounts.reduce(0, +)
+        let task = state.withLock { s -> Task<Void, any Error>? in
+            guard s.tokensAtCancel == nil else { return nil }
+            s.tokensAtCancel = streamed
+            return s.task
+        }
+        task?.cancel()
     }
 }

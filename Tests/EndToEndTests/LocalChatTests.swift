@@ -90,15 +90,18 @@ import Testing
     @Test func cancellationStopsWithinATokenOrTwo() async throws {
         let model = E2EData.smol()
         let executor = try LocalLanguageModel.Executor(configuration: model.executorConfiguration)
-        let log = EventLog()
+        // The third streamed append cancels the task from inside the stream: a handshake at a
+        // known token, whatever else the machine is running.
+        let canceller = CancelAfterTexts(texts: 3)
+        let log = canceller.log
         let request = LanguageModelExecutorGenerationRequest(
             transcript: Transcript(entries: [.prompt(.init(segments: [.text(.init(content: "Tell me a long story about a dragon."))]))]),
             generationOptions: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 400))
         let task = Task { try await executor.respond(to: request, model: model, streamingInto: log.channel) }
-        try #require(await eventually { log.texts.count >= 3 }, "the story never started streaming")
-        let atCancel = log.textTokenCounts.reduce(0, +)
-        task.cancel()
+        canceller.arm(task)
         await #expect(throws: CancellationError.self) { try await task.value }
+        let atCancel = try #require(canceller.tokensAtCancel, "the story never streamed three appends")
+        #expect(atCancel >= 3)
         #expect(log.textTokenCounts.reduce(0, +) <= atCancel + 2)
         // No final totals: the only usage sent is the one the entry opened with (nothing generated).
         #expect(log.usage?.1.totalTokenCount == 0)
