@@ -172,12 +172,13 @@ static LOOM_AVX2 inline __m128 hsum4_256(__m256 v0, __m256 v1, __m256 v2, __m256
     return _mm_unpacklo_ps(lo, hi);  // [v0 v1 v2 v3]
 }
 
-/// Finishes the scores of one head against rows j0 … j0+nr-1 from their vector sums: the scalar
-/// tail of the head dimension, then the scale; without a tail, four at once (the same products).
-static LOOM_AVX2 inline void scores_finish_avx2(const float *qa, const void *k, const int kv_type, int64_t kv_stride,
-                                                int64_t hd, int64_t hd8, int64_t j0, int64_t nr, float scale,
+/// Finishes the scores of one head against rows j0 … j0+nr-1 from their vector sums (over head
+/// elements [0, hdv)): the scalar tail of the head dimension, then the scale; without a tail,
+/// four at once (the same products). Both x86 tiers' kernels end with it.
+static LOOM_AVX2 inline void scores_finish(const float *qa, const void *k, const int kv_type, int64_t kv_stride,
+                                                int64_t hd, int64_t hdv, int64_t j0, int64_t nr, float scale,
                                                 __m128 sums, float *out) {
-    if (nr == 4 && hd8 == hd) {
+    if (nr == 4 && hdv == hd) {
         _mm_storeu_ps(out, _mm_mul_ps(sums, _mm_set1_ps(scale)));
         return;
     }
@@ -185,7 +186,7 @@ static LOOM_AVX2 inline void scores_finish_avx2(const float *qa, const void *k, 
     _mm_storeu_ps(s4, sums);
     for (int64_t r = 0; r < nr; r++) {
         float s = s4[r];
-        for (int64_t i = hd8; i < hd; i++) s += qa[i] * kv_at(k, kv_type, (j0 + r) * kv_stride + i);
+        for (int64_t i = hdv; i < hd; i++) s += qa[i] * kv_at(k, kv_type, (j0 + r) * kv_stride + i);
         out[r] = s * scale;
     }
 }
@@ -231,7 +232,7 @@ static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const
                 if (g == 2) scores_rows4_avx2(2, q + a0 * hd, k0, kv_type, row_bytes, hd, hd8, sums);
                 else scores_rows4_avx2(1, q + a0 * hd, k0, kv_type, row_bytes, hd, hd8, sums);
                 for (int a = 0; a < g; a++)
-                    scores_finish_avx2(q + (a0 + a) * hd, k, kv_type, kv_stride, hd, hd8, j0, 4, scale, sums[a],
+                    scores_finish(q + (a0 + a) * hd, k, kv_type, kv_stride, hd, hd8, j0, 4, scale, sums[a],
                                        scores + (a0 + a) * ld + j0);
             }
             continue;
@@ -244,7 +245,7 @@ static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const
                 const __m256 qv = _mm256_loadu_ps(qa + i);
                 for (int64_t r = 0; r < nr; r++) acc[r] = _mm256_fmadd_ps(qv, load8(k0 + r * row_bytes, kv_type, i), acc[r]);
             }
-            scores_finish_avx2(qa, k, kv_type, kv_stride, hd, hd8, j0, nr, scale, hsum4_256(acc[0], acc[1], acc[2], acc[3]),
+            scores_finish(qa, k, kv_type, kv_stride, hd, hd8, j0, nr, scale, hsum4_256(acc[0], acc[1], acc[2], acc[3]),
                                scores + a * ld + j0);
         }
     }
@@ -388,6 +389,27 @@ static LOOM_AVX512 inline __m128 hsum4_512(__m512 v0, __m512 v1, __m512 v2, __m5
     return _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), c));
 }
 
+/// The vector sums of G heads' scores (queries hd apart from q) against the four K rows from
+/// k0 (row_bytes apart): each K vector is loaded, and from an F16 cache widened, once for all G
+/// heads. G is 1 to 4: sixteen accumulators, four K vectors and a query within the 32 registers.
+static LOOM_AVX512 inline __attribute__((always_inline)) void scores_rows4_avx512(const int G, const float *q,
+                                                                                 const char *k0, const int kv_type,
+                                                                                 int64_t row_bytes, int64_t hd,
+                                                                                 int64_t hd16, __m128 sums[4]) {
+    __m512 acc[4][4];
+    for (int a = 0; a < G; a++)
+        for (int r = 0; r < 4; r++) acc[a][r] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < hd16; i += 16) {
+        __m512 kv[4];
+        for (int r = 0; r < 4; r++) kv[r] = load16(k0 + r * row_bytes, kv_type, i);
+        for (int a = 0; a < G; a++) {
+            const __m512 qv = _mm512_loadu_ps(q + a * hd + i);
+            for (int r = 0; r < 4; r++) acc[a][r] = _mm512_fmadd_ps(qv, kv[r], acc[a][r]);
+        }
+    }
+    for (int a = 0; a < G; a++) sums[a] = hsum4_512(acc[a][0], acc[a][1], acc[a][2], acc[a][3]);
+}
+
 static LOOM_AVX512 inline void scores_avx512_typed(const float *q, int64_t ng, const void *k, const int kv_type,
                                                    int64_t kv_stride, int64_t hd, int64_t n_kv, float scale,
                                                    float *scores, int64_t ld, int64_t pf_bytes) {
@@ -398,20 +420,35 @@ static LOOM_AVX512 inline void scores_avx512_typed(const float *q, int64_t ng, c
             if (j0 + r + KV_PREFETCH_ROWS < n_kv)
                 prefetch_head((const char *)k + (j0 + r + KV_PREFETCH_ROWS) * row_bytes, pf_bytes);
         }
+        const char *k0 = (const char *)k + j0 * row_bytes;
+        if (nr == 4) {
+            // Heads four at a time, each K row widened once for them (over SmolLM2's groups of
+            // three heads in L2, widening every row once per head took about 5% longer).
+            for (int64_t a0 = 0; a0 < ng; a0 += 4) {
+                const int g = ng - a0 < 4 ? (int)(ng - a0) : 4;
+                __m128 sums[4];
+                switch (g) {
+                case 1: scores_rows4_avx512(1, q + a0 * hd, k0, kv_type, row_bytes, hd, hd16, sums); break;
+                case 2: scores_rows4_avx512(2, q + a0 * hd, k0, kv_type, row_bytes, hd, hd16, sums); break;
+                case 3: scores_rows4_avx512(3, q + a0 * hd, k0, kv_type, row_bytes, hd, hd16, sums); break;
+                default: scores_rows4_avx512(4, q + a0 * hd, k0, kv_type, row_bytes, hd, hd16, sums); break;
+                }
+                for (int a = 0; a < g; a++)
+                    scores_finish(q + (a0 + a) * hd, k, kv_type, kv_stride, hd, hd16, j0, 4, scale, sums[a],
+                                  scores + (a0 + a) * ld + j0);
+            }
+            continue;
+        }
+        // The last rows of a run, head by head.
         for (int64_t a = 0; a < ng; a++) {
             const float *qa = q + a * hd;
             __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
             for (int64_t i = 0; i < hd16; i += 16) {
                 const __m512 qv = _mm512_loadu_ps(qa + i);
-                for (int64_t r = 0; r < nr; r++) acc[r] = _mm512_fmadd_ps(qv, load16(k, kv_type, (j0 + r) * kv_stride + i), acc[r]);
+                for (int64_t r = 0; r < nr; r++) acc[r] = _mm512_fmadd_ps(qv, load16(k0 + r * row_bytes, kv_type, i), acc[r]);
             }
-            float sums[4];
-            _mm_storeu_ps(sums, hsum4_512(acc[0], acc[1], acc[2], acc[3]));
-            for (int64_t r = 0; r < nr; r++) {
-                float s = sums[r];
-                for (int64_t i = hd16; i < hd; i++) s += qa[i] * kv_at(k, kv_type, (j0 + r) * kv_stride + i);
-                scores[a * ld + j0 + r] = s * scale;
-            }
+            scores_finish(qa, k, kv_type, kv_stride, hd, hd16, j0, nr, scale, hsum4_512(acc[0], acc[1], acc[2], acc[3]),
+                          scores + a * ld + j0);
         }
     }
 }
@@ -464,7 +501,8 @@ KV_TYPED_KERNELS(avx512, LOOM_AVX512)
 
 size_t loom_attention_scratch_floats(const loom_attention_desc *d, int64_t n_kv) {
     if (!loom_attention_valid(d) || n_kv <= 0) return 0;
-    return (size_t)(d->n_head / d->n_kv_head) * (size_t)n_kv;
+    // Every query head's row: whole KV groups are walked together (loom_attention).
+    return (size_t)d->n_head * (size_t)n_kv;
 }
 
 /// The active tier's kernels for a cache of `kv_type`.
@@ -587,6 +625,25 @@ static void values_span(const loom_attention_desc *d, accum_fn accum, const floa
         accum(o, hd, ng, row + first, d->kv_type, d->kv_stride, i1 - i0, cnt, p + (j - lo), m, pf);
 }
 
+/// All heads of KV groups [kvh, kvh + groups): group i's head a's result at
+/// out + ((kvh + i) * g + a) * head_dim is Σ_j p[i * group_ld + a * m + j - lo] · V_j over
+/// positions [lo, lo + m), rows in order. One walk for all the groups, block-major as the
+/// scores: each block's rows serve every group while they are in cache, and each row is
+/// prefetched once, whole.
+static void values_groups(const loom_attention_desc *d, accum_fn accum, const float *p, int64_t group_ld, float *out,
+                          int64_t kvh, int64_t groups, int64_t lo, int64_t m, int64_t pf) {
+    const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head;
+    memset(out + kvh * g * hd, 0, (size_t)(groups * g * hd) * sizeof(float));
+    const size_t first = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd), slice = (size_t)loom_kv_row_bytes(d->kv_type, hd);
+    kv_walk walk = kv_walk_start(d, d->v, first, pf, lo, lo + m);
+    int64_t j, cnt;
+    for (const char *row; (row = kv_walk_next(&walk, &j, &cnt));) {
+        for (int64_t i = 0; i < groups; i++)
+            accum(out + (kvh + i) * g * hd, hd, g, row + first + i * slice, d->kv_type, d->kv_stride, hd, cnt,
+                  p + i * group_ld + (j - lo), m, i == 0 ? pf : (int64_t)slice);
+    }
+}
+
 int loom_attention(const loom_attention_desc *d, const float *q, float *out, int64_t n_kv, int64_t h_begin,
                    int64_t h_end, float *scratch) {
     if (!loom_attention_valid(d) || n_kv < 0 || h_begin < 0 || h_end > d->n_head || h_begin > h_end) return -1;
@@ -600,6 +657,19 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
     const int64_t row_bytes = loom_kv_row_bytes(d->kv_type, d->kv_stride);
     for (int64_t h = h_begin; h < h_end;) {
         int64_t kvh = h / g;
+        const int64_t whole = h % g == 0 ? (h_end - h) / g : 0;
+        if (whole > 1 && m > 0) {
+            // Whole groups side by side: one walk of the K rows and one of the V rows for all of
+            // them, each row prefetched once, whole (a walk per group reads a slice of every row
+            // and asks for each line again).
+            const int64_t pf = h == h_begin ? row_bytes - loom_kv_row_bytes(d->kv_type, kvh * hd)
+                                            : loom_kv_row_bytes(d->kv_type, whole * hd);
+            scores_span(d, scores, q, h, g, whole, g * m, lo, m, 0, m, scratch, pf);
+            for (int64_t a = 0; a < whole * g; a++) loom_softmax(scratch + a * m, m);
+            values_groups(d, accum, scratch, g * m, out, kvh, whole, lo, m, pf);
+            h += whole * g;
+            continue;
+        }
         int64_t run_end = (kvh + 1) * g < h_end ? (kvh + 1) * g : h_end;
         int64_t ng = run_end - h;
         if (m > 0) {

@@ -273,18 +273,34 @@ typedef struct {
     size_t scratch_per_thread;
     unit_claims claims;
     _Atomic int failed;
+    /// KV groups per unit of the segments before first_tiled: 1, or all of them (whole tokens).
+    int64_t whole;
 } attention_batch_task;
 
-/// Work units of segment i: (token, KV head) before first_tiled, (tile, KV head) from it on.
+/// Whether the batch's query tokens (the segments before first_tiled) are units enough to share
+/// out whole: a token's KV groups then go to one thread, which walks each cached row once for
+/// all of them, whole, instead of once per group a slice at a time. Too few tokens to share
+/// evenly keep (token, group) units, so that one or three sequences still spread over the
+/// threads.
+static int attention_whole_tokens(const loom_pool *pool, const attention_batch_task *t) {
+    const int64_t nth = loom_pool_size(pool);
+    int64_t tokens = 0;
+    for (int i = 0; i < t->first_tiled; i++) tokens += t->segs[i].n_tokens > 0 ? t->segs[i].n_tokens : 0;
+    return t->d->n_kv_head > 1 && tokens > 0 && (tokens % nth == 0 || tokens >= 4 * nth);
+}
+
+/// Work units of segment i: (token, KV head) before first_tiled, or (token) when the batch
+/// shares out whole tokens; (tile, KV head) from it on.
 static int64_t segment_units(const attention_batch_task *t, int i) {
     int64_t n = t->segs[i].n_tokens;
-    return t->d->n_kv_head * (i < t->first_tiled ? n : tile_count(t->d, n));
+    return i < t->first_tiled ? (t->d->n_kv_head / t->whole) * n : t->d->n_kv_head * tile_count(t->d, n);
 }
 
 // Units in segment order, claimed one at a time: a unit's cost grows with its keys and a tile
 // costs many tokens' worth, so fixed shares would leave one thread with the prompt chunks'
 // tiles at the end of the order. A (token, KV head) unit is the query heads of one KV group for
-// one token, so one decode token still spreads over the threads and a batch spreads by tokens.
+// one token, so one decode token still spreads over the threads and a batch spreads by tokens;
+// with tokens enough (attention_whole_tokens) a unit is a whole token.
 // Claims only grow, so each share walks the segments forward.
 static void attention_batch_run(void *p, int ith, int nth) {
     (void)nth;
@@ -301,7 +317,8 @@ static void attention_batch_run(void *p, int ith, int nth) {
             }
             if (s >= t->n_segs) break;
             const loom_attention_segment *g = &t->segs[s];
-            int64_t local = u - seg_first, grp = local % groups;
+            const int64_t per_token = s < t->first_tiled ? groups / t->whole : groups;
+            int64_t local = u - seg_first, grp = local % per_token;
             loom_attention_desc d = *t->d;
             if (g->block_table) d.block_table = g->block_table;
             int rc;
@@ -309,9 +326,10 @@ static void attention_batch_run(void *p, int ith, int nth) {
                 rc = attend_tile(&d, t->q + g->row * t->q_stride, t->q_stride, t->out + g->row * t->out_stride,
                                  t->out_stride, g->n_tokens, g->pos0, local / groups, grp, scratch);
             } else {
-                int64_t row = g->row + local / groups;
+                int64_t row = g->row + local / per_token;
                 rc = loom_attention(&d, t->q + row * t->q_stride, t->out + row * t->out_stride,
-                                    g->pos0 + local / groups + 1, grp * per_group, (grp + 1) * per_group, scratch);
+                                    g->pos0 + local / per_token + 1, grp * t->whole * per_group,
+                                    (grp + 1) * t->whole * per_group, scratch);
             }
             if (rc != 0) t->failed = 1;
         }
@@ -449,8 +467,9 @@ int loom_par_attention_batch(loom_pool *pool, const loom_attention_desc *d, cons
     if (!d || !segs || !scratch || n_segs < 0 || max_kv <= 0 || first_tiled < 0) return -1;
     size_t per = attention_scratch_per_thread(d, max_kv);
     if (per == 0) return -1;
-    attention_batch_task t = {d, segs, n_segs, first_tiled, q, q_stride, out, out_stride, 0, scratch, per, {0}, 0};
+    attention_batch_task t = {d, segs, n_segs, first_tiled, q, q_stride, out, out_stride, 0, scratch, per, {0}, 0, 1};
     if (t.first_tiled > n_segs || !loom_attention_tiles_supported(d)) t.first_tiled = n_segs;
+    t.whole = attention_whole_tokens(pool, &t) ? d->n_kv_head : 1;
     for (int i = 0; i < n_segs; i++) {
         if (segs[i].n_tokens < 0 || segs[i].pos0 < 0 || segs[i].pos0 + segs[i].n_tokens > max_kv) return -1;
         t.units += segment_units(&t, i);

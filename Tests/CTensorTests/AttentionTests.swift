@@ -95,18 +95,30 @@ import Testing
         }
     }
 
-    @Test func headRangesComposeToTheFullResult() {
+    /// Whole KV groups are walked together (every row once for all of them), a range that cuts
+    /// through groups takes them one at a time: the results are the same bits, on every tier.
+    @Test(arguments: [false, true])
+    func headRangesComposeToTheFullResult(f16: Bool) {
         var gen = OpsSupport.Numbers(seed: 21)
-        let cache = Cache(nHead: 9, nKVHead: 3, headDim: 16, ctx: 12, gen: &gen)
-        let q = gen.floats(9 * 16)
-        var whole = [Float](repeating: 0, count: 9 * 16), parts = whole
-        cache.withDesc(f16: false, scale: 0.25) { d in
-            var scratch = [Float](repeating: 0, count: loom_attention_scratch_floats(&d, 12))
-            _ = loom_attention(&d, q, &whole, 12, 0, 9, &scratch)
-            // Ranges that cut through GQA groups.
-            for (a, b) in [(0, 2), (2, 4), (4, 5), (5, 9)] { _ = loom_attention(&d, q, &parts, 12, Int64(a), Int64(b), &scratch) }
+        let shapes: [(nHead: Int, nKVHead: Int, headDim: Int)] = [(9, 3, 16), (9, 3, 64), (14, 2, 20), (8, 4, 7), (12, 4, 32)]
+        OpsSupport.forEachTier { tier in
+            for s in shapes {
+                let cache = Cache(nHead: s.nHead, nKVHead: s.nKVHead, headDim: s.headDim, ctx: 23, gen: &gen)
+                let q = gen.floats(s.nHead * s.headDim)
+                var whole = [Float](repeating: 0, count: s.nHead * s.headDim), parts = whole
+                cache.withDesc(f16: f16, scale: 0.25) { d in
+                    var scratch = [Float](repeating: 0, count: loom_attention_scratch_floats(&d, 23))
+                    #expect(loom_attention(&d, q, &whole, 23, 0, Int64(s.nHead), &scratch) == 0)
+                    // Ranges that cut through GQA groups, and one of two whole groups after a cut.
+                    let g = s.nHead / s.nKVHead
+                    let cuts = [0, 1, g + 1, s.nHead - 2 * g, s.nHead].sorted()
+                    for (a, b) in zip(cuts, cuts.dropFirst()) where a < b {
+                        #expect(loom_attention(&d, q, &parts, 23, Int64(a), Int64(b), &scratch) == 0)
+                    }
+                }
+                #expect(whole == parts, "tier \(tier) \(s) f16 \(f16)")
+            }
         }
-        #expect(OpsSupport.close(whole, parts))
     }
 
     @Test(arguments: [false, true])

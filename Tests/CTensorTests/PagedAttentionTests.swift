@@ -46,7 +46,7 @@ struct PagedAttentionTests {
             let q = Self.rows(1, width: Self.heads * Self.headDim, salt: 9)
             let seen = min(window, positions), first = positions - seen
             var expected = [Float](repeating: 0, count: Self.heads * Self.headDim), windowed = expected, paged = expected
-            var scratch = [Float](repeating: 0, count: 4 * positions)
+            var scratch = [Float](repeating: 0, count: Self.heads * positions)  // loom_attention_scratch_floats: a row per query head
             k.withUnsafeBytes { kb in v.withUnsafeBytes { vb in
                 var plain = Self.desc(k: kb.baseAddress! + first * width * 4, v: vb.baseAddress! + first * width * 4,
                                       table: nil, f16: false)
@@ -75,7 +75,7 @@ struct PagedAttentionTests {
             let (pk, pv) = Self.scatter(k, v, positions: positions, table: table, poolRows: poolRows)
             let q = Self.rows(1, width: Self.heads * Self.headDim, salt: 3)
             var contiguous = [Float](repeating: 0, count: Self.heads * Self.headDim), paged = contiguous
-            var scratch = [Float](repeating: 0, count: 4 * positions)
+            var scratch = [Float](repeating: 0, count: Self.heads * positions)  // loom_attention_scratch_floats: a row per query head
             k.withUnsafeBytes { kb in v.withUnsafeBytes { vb in
                 var d = Self.desc(k: kb.baseAddress!, v: vb.baseAddress!, table: nil, f16: false)
                 #expect(loom_attention(&d, q, &contiguous, Int64(positions), 0, Int64(Self.heads), &scratch) == 0)
