@@ -323,6 +323,40 @@ static LOOM_AVX2 inline __m256 load8_q8(const int8_t *qs) {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)qs)));
 }
 
+// The Q8_0 kernels share each row's work among the heads of its KV group: a block of K is
+// widened to floats once for all of them (its scale converted once), and the values' sums stay
+// in registers across a run's rows. A score is still one chain per block (q·k over the block's
+// four vectors, then acc += d·that) and an output element still adds its rows' w·d·v in row
+// order, so the bits are those of one head and one row at a time.
+
+/// Widens block `b`'s 32 values to four float vectors and returns its scale, broadcast.
+static LOOM_AVX2 inline __m256 q8_0_block(const loom_block_q8_0 *b, __m256 v[4]) {
+    for (int i = 0; i < 4; i++) v[i] = load8_q8(b->qs + 8 * i);
+    return _mm256_set1_ps(loom_fp16_to_fp32(b->d));
+}
+
+/// Scores of G heads (queries hd apart from q) against one row's nb blocks: G accumulators, a
+/// block's four vectors, its scale and a partial sum fit the 16 registers for G up to 8.
+static LOOM_AVX2 inline __attribute__((always_inline)) void q8_0_row_scores(const int G, const float *q, int64_t hd,
+                                                                           const loom_block_q8_0 *kb, int64_t nb,
+                                                                           float scale, float *scores, int64_t ld) {
+    __m256 acc[8];
+    for (int a = 0; a < G; a++) acc[a] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        __m256 kv[4];
+        const __m256 d = q8_0_block(&kb[b], kv);
+        for (int a = 0; a < G; a++) {
+            const float *qb = q + a * hd + b * LOOM_QK8_0;
+            __m256 bs = _mm256_mul_ps(_mm256_loadu_ps(qb), kv[0]);
+            bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 8), kv[1], bs);
+            bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), kv[2], bs);
+            bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 24), kv[3], bs);
+            acc[a] = _mm256_fmadd_ps(d, bs, acc[a]);
+        }
+    }
+    for (int a = 0; a < G; a++) scores[a * ld] = loom_hsum256(acc[a]) * scale;
+}
+
 static LOOM_AVX2 void scores_q8_0_avx2(const float *q, int64_t ng, const void *k, int kv_type, int64_t kv_stride,
                                        int64_t hd, int64_t n_kv, float scale, float *scores, int64_t ld, int64_t pf_bytes) {
     (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
@@ -330,21 +364,43 @@ static LOOM_AVX2 void scores_q8_0_avx2(const float *q, int64_t ng, const void *k
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
     for (int64_t j = 0; j < n_kv; j++) {
         const loom_block_q8_0 *kb = (const loom_block_q8_0 *)k + j * row_blocks;
-        for (int64_t a = 0; a < ng; a++) {
-            const float *qa = q + a * hd;
-            __m256 acc = _mm256_setzero_ps();
-            for (int64_t b = 0; b < nb; b++) {
-                const float *qb = qa + b * LOOM_QK8_0;
-                const int8_t *qs = kb[b].qs;
-                __m256 bs = _mm256_mul_ps(_mm256_loadu_ps(qb), load8_q8(qs));
-                bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 8), load8_q8(qs + 8), bs);
-                bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 16), load8_q8(qs + 16), bs);
-                bs = _mm256_fmadd_ps(_mm256_loadu_ps(qb + 24), load8_q8(qs + 24), bs);
-                acc = _mm256_fmadd_ps(_mm256_set1_ps(loom_fp16_to_fp32(kb[b].d)), bs, acc);
+        for (int64_t a0 = 0; a0 < ng; a0 += 4) {
+            // Heads four at a time (then the rest): every group size gets a loop with its
+            // accumulators in registers.
+            const float *qa = q + a0 * hd;
+            float *sa = scores + a0 * ld + j;
+            switch (ng - a0 < 4 ? ng - a0 : 4) {
+            case 1: q8_0_row_scores(1, qa, hd, kb, nb, scale, sa, ld); break;
+            case 2: q8_0_row_scores(2, qa, hd, kb, nb, scale, sa, ld); break;
+            case 3: q8_0_row_scores(3, qa, hd, kb, nb, scale, sa, ld); break;
+            default: q8_0_row_scores(4, qa, hd, kb, nb, scale, sa, ld); break;
             }
-            scores[a * ld + j] = loom_hsum256(acc) * scale;
         }
     }
+}
+
+/// Block b's sums of G heads over a run's rows, kept in registers (G up to 2: eight sums, the
+/// block's four vectors and a weight fit the 16 registers).
+static LOOM_AVX2 inline __attribute__((always_inline)) void q8_0_block_values(const int G, float *out, int64_t out_ld,
+                                                                             const loom_block_q8_0 *vb, int64_t row_blocks,
+                                                                             int64_t n_kv, const float *p, int64_t ld) {
+    __m256 acc[2][4];
+    for (int a = 0; a < G; a++)
+        for (int i = 0; i < 4; i++) acc[a][i] = _mm256_loadu_ps(out + a * out_ld + 8 * i);
+    for (int64_t j = 0; j < n_kv; j++) {
+        const loom_block_q8_0 *x = vb + j * row_blocks;
+        __m256 vv[4];
+        for (int i = 0; i < 4; i++) vv[i] = load8_q8(x->qs + 8 * i);
+        const float d = loom_fp16_to_fp32(x->d);
+        for (int a = 0; a < G; a++) {
+            const float w = p[a * ld + j];
+            if (w == 0.0f) continue;
+            const __m256 wd = _mm256_set1_ps(w * d);
+            for (int i = 0; i < 4; i++) acc[a][i] = _mm256_fmadd_ps(wd, vv[i], acc[a][i]);
+        }
+    }
+    for (int a = 0; a < G; a++)
+        for (int i = 0; i < 4; i++) _mm256_storeu_ps(out + a * out_ld + 8 * i, acc[a][i]);
 }
 
 static LOOM_AVX2 void accum_q8_0_avx2(float *out, int64_t out_ld, int64_t ng, const void *v, int kv_type,
@@ -353,19 +409,12 @@ static LOOM_AVX2 void accum_q8_0_avx2(float *out, int64_t out_ld, int64_t ng, co
     (void)pf_bytes;  // reads a row at a time; the hardware prefetcher follows
     (void)kv_type;
     const int64_t nb = hd / LOOM_QK8_0, row_blocks = kv_stride / LOOM_QK8_0;
-    for (int64_t j = 0; j < n_kv; j++) {
-        const loom_block_q8_0 *vb = (const loom_block_q8_0 *)v + j * row_blocks;
-        for (int64_t a = 0; a < ng; a++) {
-            float w = p[a * ld + j];
-            if (w == 0.0f) continue;
-            float *oa = out + a * out_ld;
-            for (int64_t b = 0; b < nb; b++) {
-                const __m256 wd = _mm256_set1_ps(w * loom_fp16_to_fp32(vb[b].d));
-                float *ob = oa + b * LOOM_QK8_0;
-                const int8_t *qs = vb[b].qs;
-                for (int i = 0; i < LOOM_QK8_0; i += 8)
-                    _mm256_storeu_ps(ob + i, _mm256_fmadd_ps(wd, load8_q8(qs + i), _mm256_loadu_ps(ob + i)));
-            }
+    for (int64_t b = 0; b < nb; b++) {
+        for (int64_t a0 = 0; a0 < ng; a0 += 2) {
+            float *o = out + a0 * out_ld + b * LOOM_QK8_0;
+            const loom_block_q8_0 *vb = (const loom_block_q8_0 *)v + b;
+            if (ng - a0 >= 2) q8_0_block_values(2, o, out_ld, vb, row_blocks, n_kv, p + a0 * ld, ld);
+            else q8_0_block_values(1, o, out_ld, vb, row_blocks, n_kv, p + a0 * ld, ld);
         }
     }
 }

@@ -146,7 +146,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [(6, 2, 64), (4, 4, 32), (2, 1, 128)])
+    @Test(arguments: [(6, 2, 64), (4, 4, 32), (2, 1, 128), (14, 2, 32)])
     func attentionReadsTheBlocksExactly(nHead: Int, nKVHead: Int, headDim: Int) {
         let cache = Cache(nHead: nHead, nKVHead: nKVHead, headDim: headDim, positions: 40, seed: 82)
         let kd = cache.dequantized(cache.kq), vd = cache.dequantized(cache.vq)
