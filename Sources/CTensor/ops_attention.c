@@ -191,6 +191,25 @@ static LOOM_AVX2 inline void scores_finish(const float *qa, const void *k, const
     }
 }
 
+// A tier's vector sums of G heads' scores against four K rows (the body of scores_rows4_*):
+// each K vector of LANES values is loaded, and from an F16 cache widened, once for all G heads,
+// and each score is one FMA chain over the vectors [0, HDV) of the head dimension, then HSUM4.
+#define SCORES_ROWS4(VEC, LOAD, LOADQ, FMA, ZERO, HSUM4, LANES, MAX_G, HDV)                          \
+    do {                                                                                             \
+        VEC acc[MAX_G][4];                                                                           \
+        for (int a = 0; a < G; a++)                                                                  \
+            for (int r = 0; r < 4; r++) acc[a][r] = ZERO();                                          \
+        for (int64_t i = 0; i < HDV; i += LANES) {                                                   \
+            VEC kv[4];                                                                               \
+            for (int r = 0; r < 4; r++) kv[r] = LOAD(k0 + r * row_bytes, kv_type, i);               \
+            for (int a = 0; a < G; a++) {                                                            \
+                const VEC qv = LOADQ(q + a * hd + i);                                                \
+                for (int r = 0; r < 4; r++) acc[a][r] = FMA(qv, kv[r], acc[a][r]);                   \
+            }                                                                                        \
+        }                                                                                            \
+        for (int a = 0; a < G; a++) sums[a] = HSUM4(acc[a][0], acc[a][1], acc[a][2], acc[a][3]);     \
+    } while (0)
+
 /// The vector sums of G heads' scores (queries hd apart from q) against the four K rows from
 /// k0 (row_bytes apart): each K vector is loaded, and from an F16 cache widened, once for all G
 /// heads. G is 1 or 2: two heads' eight accumulators, four K vectors and a query fit the 16
@@ -198,18 +217,7 @@ static LOOM_AVX2 inline void scores_finish(const float *qa, const void *k, const
 static LOOM_AVX2 inline __attribute__((always_inline)) void scores_rows4_avx2(const int G, const float *q, const char *k0,
                                                                              const int kv_type, int64_t row_bytes,
                                                                              int64_t hd, int64_t hd8, __m128 sums[2]) {
-    __m256 acc[2][4];
-    for (int a = 0; a < G; a++)
-        for (int r = 0; r < 4; r++) acc[a][r] = _mm256_setzero_ps();
-    for (int64_t i = 0; i < hd8; i += 8) {
-        __m256 kv[4];
-        for (int r = 0; r < 4; r++) kv[r] = load8(k0 + r * row_bytes, kv_type, i);
-        for (int a = 0; a < G; a++) {
-            const __m256 qv = _mm256_loadu_ps(q + a * hd + i);
-            for (int r = 0; r < 4; r++) acc[a][r] = _mm256_fmadd_ps(qv, kv[r], acc[a][r]);
-        }
-    }
-    for (int a = 0; a < G; a++) sums[a] = hsum4_256(acc[a][0], acc[a][1], acc[a][2], acc[a][3]);
+    SCORES_ROWS4(__m256, load8, _mm256_loadu_ps, _mm256_fmadd_ps, _mm256_setzero_ps, hsum4_256, 8, 2, hd8);
 }
 
 static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const void *k, const int kv_type,
@@ -445,18 +453,7 @@ static LOOM_AVX512 inline __attribute__((always_inline)) void scores_rows4_avx51
                                                                                  const char *k0, const int kv_type,
                                                                                  int64_t row_bytes, int64_t hd,
                                                                                  int64_t hd16, __m128 sums[4]) {
-    __m512 acc[4][4];
-    for (int a = 0; a < G; a++)
-        for (int r = 0; r < 4; r++) acc[a][r] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < hd16; i += 16) {
-        __m512 kv[4];
-        for (int r = 0; r < 4; r++) kv[r] = load16(k0 + r * row_bytes, kv_type, i);
-        for (int a = 0; a < G; a++) {
-            const __m512 qv = _mm512_loadu_ps(q + a * hd + i);
-            for (int r = 0; r < 4; r++) acc[a][r] = _mm512_fmadd_ps(qv, kv[r], acc[a][r]);
-        }
-    }
-    for (int a = 0; a < G; a++) sums[a] = hsum4_512(acc[a][0], acc[a][1], acc[a][2], acc[a][3]);
+    SCORES_ROWS4(__m512, load16, _mm512_loadu_ps, _mm512_fmadd_ps, _mm512_setzero_ps, hsum4_512, 16, 4, hd16);
 }
 
 static LOOM_AVX512 inline void scores_avx512_typed(const float *q, int64_t ng, const void *k, const int kv_type,
