@@ -176,8 +176,8 @@ static LOOM_AVX2 inline __m128 hsum4_256(__m256 v0, __m256 v1, __m256 v2, __m256
 /// elements [0, hdv)): the scalar tail of the head dimension, then the scale; without a tail,
 /// four at once (the same products). Both x86 tiers' kernels end with it.
 static LOOM_AVX2 inline void scores_finish(const float *qa, const void *k, const int kv_type, int64_t kv_stride,
-                                                int64_t hd, int64_t hdv, int64_t j0, int64_t nr, float scale,
-                                                __m128 sums, float *out) {
+                                           int64_t hd, int64_t hdv, int64_t j0, int64_t nr, float scale, __m128 sums,
+                                           float *out) {
     if (nr == 4 && hdv == hd) {
         _mm_storeu_ps(out, _mm_mul_ps(sums, _mm_set1_ps(scale)));
         return;
@@ -241,7 +241,7 @@ static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const
                 else scores_rows4_avx2(1, q + a0 * hd, k0, kv_type, row_bytes, hd, hd8, sums);
                 for (int a = 0; a < g; a++)
                     scores_finish(q + (a0 + a) * hd, k, kv_type, kv_stride, hd, hd8, j0, 4, scale, sums[a],
-                                       scores + (a0 + a) * ld + j0);
+                                  scores + (a0 + a) * ld + j0);
             }
             continue;
         }
@@ -254,7 +254,7 @@ static LOOM_AVX2 inline void scores_avx2_typed(const float *q, int64_t ng, const
                 for (int64_t r = 0; r < nr; r++) acc[r] = _mm256_fmadd_ps(qv, load8(k0 + r * row_bytes, kv_type, i), acc[r]);
             }
             scores_finish(qa, k, kv_type, kv_stride, hd, hd8, j0, nr, scale, hsum4_256(acc[0], acc[1], acc[2], acc[3]),
-                               scores + a * ld + j0);
+                          scores + a * ld + j0);
         }
     }
 }
@@ -344,11 +344,11 @@ static LOOM_AVX2 inline __m256 q8_0_block(const loom_block_q8_0 *b, __m256 v[4])
 }
 
 /// Scores of G heads (queries hd apart from q) against one row's nb blocks: G accumulators, a
-/// block's four vectors, its scale and a partial sum fit the 16 registers for G up to 8.
+/// block's four vectors, its scale and a partial sum fit the 16 registers (G up to 4).
 static LOOM_AVX2 inline __attribute__((always_inline)) void q8_0_row_scores(const int G, const float *q, int64_t hd,
                                                                            const loom_block_q8_0 *kb, int64_t nb,
                                                                            float scale, float *scores, int64_t ld) {
-    __m256 acc[8];
+    __m256 acc[4];
     for (int a = 0; a < G; a++) acc[a] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         __m256 kv[4];
