@@ -656,36 +656,22 @@ static void scores_span(const loom_attention_desc *d, scores_fn scores, const fl
     }
 }
 
-/// Elements [i0, i1) of query heads [h, h + ng)'s results: head h + a's element i, at
-/// out + (h + a) * head_dim + i, is Σ_j p[a * m + j - lo] · V_j[i] over positions [lo, lo + m),
-/// rows in order (the slice is zeroed first).
-static void values_span(const loom_attention_desc *d, accum_fn accum, const float *p, float *out, int64_t h,
-                        int64_t ng, int64_t lo, int64_t m, int64_t i0, int64_t i1, int64_t pf) {
-    const int64_t hd = d->head_dim, kvh = h / (d->n_head / d->n_kv_head);
-    const size_t first = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd + i0);
-    float *o = out + h * hd + i0;
-    for (int64_t a = 0; a < ng; a++) memset(o + a * hd, 0, (size_t)(i1 - i0) * sizeof(float));
-    kv_walk walk = kv_walk_start(d, d->v, first, pf, lo, lo + m);
-    int64_t j, cnt;
-    for (const char *row; (row = kv_walk_next(&walk, &j, &cnt));)
-        accum(o, hd, ng, row + first, d->kv_type, d->kv_stride, i1 - i0, cnt, p + (j - lo), m, pf);
-}
-
-/// All heads of KV groups [kvh, kvh + groups): group i's head a's result at
-/// out + ((kvh + i) * g + a) * head_dim is Σ_j p[i * group_ld + a * m + j - lo] · V_j over
-/// positions [lo, lo + m), rows in order. One walk for all the groups, block-major as the
-/// scores: each block's rows serve every group while they are in cache, and each row is
-/// prefetched once, whole.
-static void values_groups(const loom_attention_desc *d, accum_fn accum, const float *p, int64_t group_ld, float *out,
-                          int64_t kvh, int64_t groups, int64_t lo, int64_t m, int64_t pf) {
-    const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head;
-    memset(out + kvh * g * hd, 0, (size_t)(groups * g * hd) * sizeof(float));
+/// Results of query heads [h, h + ng) (one KV group's), and of the same heads of the `groups` - 1
+/// groups after it: group i's head a's result, at out + (h + i * g + a) * head_dim, is
+/// Σ_j p[i * group_ld + a * m + j - lo] · V_j over positions [lo, lo + m), rows in order (the
+/// results are zeroed first). One walk for all the groups, block-major as the scores: each
+/// block's rows serve every group while they are in cache. `pf`: bytes of each row ahead to
+/// prefetch from the first group's slice (the later groups' calls prefetch their own slice).
+static void values_span(const loom_attention_desc *d, accum_fn accum, const float *p, int64_t group_ld, float *out,
+                        int64_t h, int64_t ng, int64_t groups, int64_t lo, int64_t m, int64_t pf) {
+    const int64_t hd = d->head_dim, g = d->n_head / d->n_kv_head, kvh = h / g;
     const size_t first = (size_t)loom_kv_row_bytes(d->kv_type, kvh * hd), slice = (size_t)loom_kv_row_bytes(d->kv_type, hd);
+    for (int64_t i = 0; i < groups; i++) memset(out + (h + i * g) * hd, 0, (size_t)(ng * hd) * sizeof(float));
     kv_walk walk = kv_walk_start(d, d->v, first, pf, lo, lo + m);
     int64_t j, cnt;
     for (const char *row; (row = kv_walk_next(&walk, &j, &cnt));) {
         for (int64_t i = 0; i < groups; i++)
-            accum(out + (kvh + i) * g * hd, hd, g, row + first + i * slice, d->kv_type, d->kv_stride, hd, cnt,
+            accum(out + (h + i * g) * hd, hd, ng, row + first + i * slice, d->kv_type, d->kv_stride, hd, cnt,
                   p + i * group_ld + (j - lo), m, i == 0 ? pf : (int64_t)slice);
     }
 }
@@ -702,35 +688,27 @@ int loom_attention(const loom_attention_desc *d, const float *q, float *out, int
     const int64_t m = n_kv - lo;
     const int64_t row_bytes = loom_kv_row_bytes(d->kv_type, d->kv_stride);
     for (int64_t h = h_begin; h < h_end;) {
-        int64_t kvh = h / g;
+        const int64_t kvh = h / g;
+        // Whole groups side by side take one walk of the K rows and one of the V rows for all of
+        // them, each row prefetched once, whole (a walk per group reads a slice of every row and
+        // asks for each line again); a range that starts or ends inside a group takes that
+        // group's heads alone.
         const int64_t whole = h % g == 0 ? (h_end - h) / g : 0;
-        if (whole > 1 && m > 0) {
-            // Whole groups side by side: one walk of the K rows and one of the V rows for all of
-            // them, each row prefetched once, whole (a walk per group reads a slice of every row
-            // and asks for each line again).
-            const int64_t pf = h == h_begin ? row_bytes - loom_kv_row_bytes(d->kv_type, kvh * hd)
-                                            : loom_kv_row_bytes(d->kv_type, whole * hd);
-            scores_span(d, scores, q, h, g, whole, g * m, lo, m, 0, m, scratch, pf);
-            for (int64_t a = 0; a < whole * g; a++) loom_softmax(scratch + a * m, m);
-            values_groups(d, accum, scratch, g * m, out, kvh, whole, lo, m, pf);
-            h += whole * g;
-            continue;
-        }
-        int64_t run_end = (kvh + 1) * g < h_end ? (kvh + 1) * g : h_end;
-        int64_t ng = run_end - h;
+        const int64_t groups = whole > 0 ? whole : 1;
+        const int64_t ng = whole > 0 ? g : ((kvh + 1) * g < h_end ? (kvh + 1) * g : h_end) - h;
         if (m > 0) {
             // The first group of the call prefetches the rest of each row, the slices of the
-            // groups after it too: one stream through whole rows rather than one pass per group
-            // over a third of each.
-            const int64_t slice = loom_kv_row_bytes(d->kv_type, hd);
-            const int64_t pf = h == h_begin ? row_bytes - loom_kv_row_bytes(d->kv_type, kvh * hd) : slice;
-            scores_span(d, scores, q, h, ng, 1, 0, lo, m, 0, m, scratch, pf);
-            for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + a * m, m);
-            values_span(d, accum, scratch, out, h, ng, lo, m, 0, hd, pf);
+            // groups after it too: one stream through whole rows.
+            const int64_t pf = h == h_begin ? row_bytes - loom_kv_row_bytes(d->kv_type, kvh * hd)
+                                            : loom_kv_row_bytes(d->kv_type, groups * hd);
+            scores_span(d, scores, q, h, ng, groups, g * m, lo, m, 0, m, scratch, pf);
+            for (int64_t i = 0; i < groups; i++)
+                for (int64_t a = 0; a < ng; a++) loom_softmax(scratch + (i * g + a) * m, m);
+            values_span(d, accum, scratch, g * m, out, h, ng, groups, lo, m, pf);
         } else {
-            memset(out + h * hd, 0, (size_t)(ng * hd) * sizeof(float));
+            memset(out + h * hd, 0, (size_t)(((groups - 1) * g + ng) * hd) * sizeof(float));
         }
-        h = run_end;
+        h += (groups - 1) * g + ng;
     }
     return 0;
 }

@@ -106,7 +106,10 @@ static inline int claim_share(loom_pool *pool, uint32_t g) {
 /// Runs share `ith` of the current run at the run's tier and counts it finished (waking a
 /// sleeping caller).
 static inline void run_share(loom_pool *pool, int ith) {
-    const int own = loom_isa_set_thread(pool->tier);
+    // Only a share whose caller forced a tier other than this thread's switches (tests); the
+    // forward pass's shares run as they are.
+    const int own = loom_isa_thread(), switched = own != pool->tier;
+    if (switched) loom_isa_set_thread(pool->tier);
     if (pool->timing) {
         uint64_t t0 = loom_profile_now_ns();
         pool->fn(pool->ctx, ith, pool->n_threads);
@@ -114,7 +117,7 @@ static inline void run_share(loom_pool *pool, int ith) {
     } else {
         pool->fn(pool->ctx, ith, pool->n_threads);
     }
-    loom_isa_set_thread(own);
+    if (switched) loom_isa_set_thread(own);
     if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
         if (atomic_load(&pool->caller_sleeping)) wake_all(&pool->pending);
     }
