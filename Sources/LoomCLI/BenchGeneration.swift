@@ -8,35 +8,51 @@ import LoomSupport
 /// and without prefix reuse.
 enum BenchGeneration {
     /// tg through an engine, greedy with no stop tokens; the consumer detokenizes every token.
-    /// Seconds per run.
+    /// Seconds per run, and the profile counters (`loom_profile.h`) as they stood when the timed
+    /// part began (all zero when that is the start).
     /// - From an empty context (`context` empty): a one-token prompt and `tokens` tokens, the whole
     ///   run timed, so `tokens` forward passes of one token are counted.
-    /// - At depth (llama-bench's `-d`): `context` is evaluated as the prompt first, untimed; the
-    ///   clock starts when the prompt's token is sampled, and the `tokens` single-token decodes
-    ///   after it are timed. A kernel profile that is recording restarts with the clock, so it
-    ///   covers the same decodes.
+    /// - At depth (llama-bench's `-d`): `context` is evaluated as the prompt first, untimed, and
+    ///   the `tokens` single-token decodes after it are timed: the clock and the counters are read
+    ///   on the scheduler's thread after every forward pass (`Scheduler.stepObserver`), and the
+    ///   run's time starts from the pass that evaluated the prompt's last chunk. The scheduler
+    ///   runs ahead of this consumer, so a clock started when the first token reaches the consumer
+    ///   could miss decodes that had already run.
     static func generationSeconds(engine: BenchEngine, first: Int32, tokens: Int, tokenizer: Tokenizer?,
-                                  context: [Int32] = []) async throws -> Double {
+                                  context: [Int32] = []) async throws -> (seconds: Double, profileStart: [loom_work_time]) {
         var decoder = tokenizer.map { StreamingDecoder(tokenizer: $0) }
         var text = 0
         let atDepth = !context.isEmpty
-        var t0 = loom_now_seconds()
+        let profiling = loom_profile_active() != 0
+        let marks = Locked<[(seconds: Double, counters: [loom_work_time])]>([])
+        if atDepth {
+            engine.scheduler.stepObserver = { _ in
+                var counters = [loom_work_time](repeating: loom_work_time(), count: Int(LOOM_WORK_KINDS))
+                if profiling { counters.withUnsafeMutableBufferPointer { loom_profile_read($0.baseAddress) } }
+                let now = loom_now_seconds()
+                marks.withLock { $0.append((now, counters)) }
+            }
+        }
+        defer { if atDepth { engine.scheduler.stepObserver = nil } }
+        let t0 = loom_now_seconds()
         var n = 0
         let generated = try await engine.generate(prompt: atDepth ? context : [first], sampling: .greedy,
                                                   maxTokens: atDepth ? tokens + 1 : tokens, reusePrefix: false) { t in
             n += 1
-            if atDepth, n == 1 {
-                if loom_profile_active() != 0 { loom_profile_start() }
-                t0 = loom_now_seconds()
-                return
-            }
+            // At depth the first token is the prompt's, sampled before the timed decodes.
+            if atDepth, n == 1 { return }
             if decoder != nil { text &+= ((try? decoder!.append(t)) ?? "").utf8.count }
         }
-        let seconds = loom_now_seconds() - t0
+        let end = loom_now_seconds()
         let expected = atDepth ? tokens + 1 : tokens
         guard generated == expected else { throw RuntimeError("generation stopped after \(generated) of \(expected) tokens") }
         _ = text
-        return seconds
+        guard atDepth else { return (end - t0, [loom_work_time](repeating: loom_work_time(), count: Int(LOOM_WORK_KINDS))) }
+        // The last `tokens` passes decoded; the one before them evaluated the prompt's last chunk.
+        let passes = marks.withLock { $0 }
+        guard passes.count > tokens else { throw RuntimeError("\(passes.count) forward passes for \(expected) tokens") }
+        let start = passes[passes.count - tokens - 1]
+        return (end - start.seconds, start.counters)
     }
 
     /// One multi-turn conversation: turn 1 is the `prefix` plus a question, answered with
@@ -96,6 +112,9 @@ final class BenchEngine {
     }
 
     var engine: SequentialEngine { sequential ?? pipelined!.engine }
+
+    /// The scheduler the engine's sequence runs on.
+    var scheduler: Scheduler { engine.scheduler }
 
     /// Generates and hands each token to `body`; returns how many were generated.
     func generate(prompt: [Int32], sampling: SamplingParameters, maxTokens: Int, reusePrefix: Bool,

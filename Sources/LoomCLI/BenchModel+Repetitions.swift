@@ -59,7 +59,7 @@ extension BenchModel {
             _ = try transformer.decode(decodes[0], cache: cache)
             let t2 = loom_now_seconds()
             let tgSeconds = try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg,
-                                                                       tokenizer: tokenizer, context: filler)
+                                                                       tokenizer: tokenizer, context: filler).seconds
             var guidedRun: (guided: Double, free: Double, tokens: Int, forced: Int)?
             if let guided { guidedRun = try await guided.repetition() }
             if rep == 0 { continue }  // warm-up
@@ -75,10 +75,11 @@ extension BenchModel {
         }
         if profile {
             progress.step("bench: profile", 1, of: 1)
-            samples.profile = try await BenchProfile.record {
-                try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg, tokenizer: tokenizer,
-                                                            context: filler)
-            }
+            samples.profile = try await BenchProfile.record(window: {
+                let run = try await BenchGeneration.generationSeconds(engine: generator, first: decodes[0], tokens: tg,
+                                                                      tokenizer: tokenizer, context: filler)
+                return (run.seconds, run.profileStart)
+            })
         }
         progress.clear()
         return samples

@@ -25,10 +25,21 @@ struct BenchProfile {
     /// Runs `body` with the counters recording; `wallSeconds` is what `body` returns (the run's
     /// wall time as its benchmark counts it).
     static func record(_ body: () async throws -> Double) async rethrows -> BenchProfile {
+        try await record(window: {
+            (try await body(), [loom_work_time](repeating: loom_work_time(), count: Int(LOOM_WORK_KINDS)))
+        })
+    }
+
+    /// As `record`, for a run whose measured part starts after its beginning: `body` returns the
+    /// measured part's wall seconds and the counters as they stood when it began, which are taken
+    /// off the totals.
+    static func record(window body: () async throws -> (seconds: Double, start: [loom_work_time])) async rethrows
+        -> BenchProfile
+    {
         loom_profile_start()
-        let wallSeconds: Double
+        let run: (seconds: Double, start: [loom_work_time])
         do {
-            wallSeconds = try await body()
+            run = try await body()
         } catch {
             loom_profile_stop()
             throw error
@@ -36,7 +47,12 @@ struct BenchProfile {
         loom_profile_stop()
         var totals = [loom_work_time](repeating: loom_work_time(), count: Int(LOOM_WORK_KINDS))
         totals.withUnsafeMutableBufferPointer { loom_profile_read($0.baseAddress) }
-        return BenchProfile(totals: totals, wallSeconds: wallSeconds)
+        for (k, s) in zip(totals.indices, run.start) {
+            totals[k] = loom_work_time(count: totals[k].count - s.count, wall_ns: totals[k].wall_ns - s.wall_ns,
+                                       busy_ns: totals[k].busy_ns - s.busy_ns,
+                                       thread_spans: totals[k].thread_spans - s.thread_spans)
+        }
+        return BenchProfile(totals: totals, wallSeconds: run.seconds)
     }
 
     init(totals: [loom_work_time], wallSeconds: Double) {
